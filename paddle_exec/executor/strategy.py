@@ -68,6 +68,14 @@ class _Strategy:
         return '%s(%s)' % (type(self).__name__, fields)
 
 
+def _check_microseconds(owner: str, name: str, value) -> float:
+    """A duration in microseconds: a real number >= 0 (bool refused)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    raise TypeError('%s.%s must be a number of microseconds >= 0, but received %r (%s)'
+                    % (owner, name, value, type(value).__name__))
+
+
 def _check_policy(owner: str, name: str, value) -> ExecutorPolicy:
     return as_policy(value)         # an ExecutorPolicy, its name or its number; ValueError listing them otherwise
 
@@ -90,6 +98,12 @@ class ExecutionStrategy(_Strategy):
     executor_policy              which policy runs the plan: ExecutorPolicy.USE_NORMAL_EXECUTOR (default, Paddle's
                                  threaded scheduler), USE_INLINE_EXECUTOR or USE_COST_MODEL_EXECUTOR (DeepRec's;
                                  also chosen by the environment variables of the same names, see policies/)
+    cost_model_short_op_us       USE_COST_MODEL_EXECUTOR only: an op whose measured average is under this many
+                                 microseconds is "short" and runs in a batch with other short ops (default 5)
+    cost_model_batch_us          USE_COST_MODEL_EXECUTOR only: a batch of short ops closes once it holds this many
+                                 microseconds of measured work (default 5)
+    cost_model_batch_max_ops     USE_COST_MODEL_EXECUTOR only: ... or this many ops (default 100)
+    The three cost-model fields are paddle_exec's (DeepRec hard-codes them); other policies ignore them.
     """
 
     _FIELDS = {
@@ -102,7 +116,16 @@ class ExecutionStrategy(_Strategy):
         'use_cuda': (False, _check_bool),
         '_dry_run': (False, _check_bool),
         'executor_policy': (ExecutorPolicy.USE_NORMAL_EXECUTOR, _check_policy),
+        'cost_model_short_op_us': (5.0, _check_microseconds),
+        'cost_model_batch_us': (5.0, _check_microseconds),
+        'cost_model_batch_max_ops': (100, lambda o, n, v: _check_count(o, n, v, 1)),
     }
+
+    def cost_model_options(self) -> dict:
+        """The cost-model knobs as CostModelPolicy's keyword arguments (seconds)."""
+        return {'short_op_seconds': self.cost_model_short_op_us / 1e6,
+                'batch_seconds': self.cost_model_batch_us / 1e6,
+                'batch_max_ops': self.cost_model_batch_max_ops}
 
 
 def _check_smart_stage_gpu(owner: str, name: str, value) -> bool:

@@ -746,3 +746,26 @@ def test_parallel_executor_cost_model_after_the_window(monkeypatch):
     table = pe.cost_model()
     assert table and any(op_type == 'mul' for _, op_type in table)
     pe.close()
+
+
+def test_cost_model_knobs_come_from_the_strategy(monkeypatch):
+    """ExecutionStrategy.cost_model_* reach the policy: with a 1-second threshold the slept 1 ms ops count as
+    short, which the default 5 us threshold does not."""
+    monkeypatch.setenv('START_NODE_STATS_STEP', '1')
+    monkeypatch.setenv('STOP_NODE_STATS_STEP', '2')
+    es = strategy(ExecutorPolicy.USE_COST_MODEL_EXECUTOR, num_threads=2)
+    es.cost_model_short_op_us = 1e6
+    es.cost_model_batch_us = 250.0
+    es.cost_model_batch_max_ops = 7
+    policy = policy_for_strategy(es)
+    plan = _sleep_chain_plan()
+    try:
+        assert (policy.short_op_seconds, policy.batch_seconds, policy.batch_max_ops) == (1.0, 250e-6, 7)
+        for _ in range(3):
+            run_plan(policy, plan, {'x': np.ones(1, np.float32)})
+        assert all(entry.short for entry in policy.cost_model().values())
+    finally:
+        policy.close()
+    default = policy_for_strategy(strategy(ExecutorPolicy.USE_COST_MODEL_EXECUTOR, num_threads=2))
+    assert (default.short_op_seconds, default.batch_seconds, default.batch_max_ops) == (5e-6, 5e-6, 100)
+    default.close()

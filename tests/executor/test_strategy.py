@@ -130,3 +130,15 @@ def test_executor_policy_takes_the_enum_or_its_name():
     assert es.executor_policy is static.ExecutorPolicy.USE_INLINE_EXECUTOR
     es.executor_policy = static.ExecutorPolicy.USE_COST_MODEL_EXECUTOR
     assert es.executor_policy is fluid.ExecutorPolicy.USE_COST_MODEL_EXECUTOR
+
+
+def test_cost_model_knobs_are_checked():
+    es = fluid.ExecutionStrategy()
+    assert (es.cost_model_short_op_us, es.cost_model_batch_us, es.cost_model_batch_max_ops) == (5.0, 5.0, 100)
+    es.cost_model_short_op_us = 20
+    assert es.cost_model_short_op_us == 20.0 and type(es.cost_model_short_op_us) is float
+    assert es.cost_model_options() == {'short_op_seconds': 20e-6, 'batch_seconds': 5e-6, 'batch_max_ops': 100}
+    for name, bad in (('cost_model_short_op_us', -1.0), ('cost_model_batch_us', 'fast'),
+                      ('cost_model_short_op_us', True), ('cost_model_batch_max_ops', 0)):
+        with pytest.raises(TypeError, match=name):
+            setattr(es, name, bad)

@@ -92,7 +92,8 @@ def make_policy(policy, num_threads: int, **options):
 
 def policy_for_strategy(exec_strategy, n_places: int = 1):
     """The policy an executor runs with: chosen by `policy_from_env` from the strategy (None: the plain Executor
-    without a strategy), with the strategy's thread count (0 becomes 4 * n_places, written back). Returns None
+    without a strategy), with the strategy's thread count (0 becomes 4 * n_places, written back) and, for the cost
+    model, the strategy's cost_model_* knobs. Returns None
     when there is no strategy and no environment switch: the plain Executor's sequential run."""
     from ..strategy import resolve_num_threads
     if exec_strategy is None:
@@ -101,4 +102,5 @@ def policy_for_strategy(exec_strategy, n_places: int = 1):
             return None
         return make_policy(policy, 4 * n_places)
     policy = policy_from_env(exec_strategy.executor_policy)
-    return make_policy(policy, resolve_num_threads(exec_strategy, n_places))
+    options = exec_strategy.cost_model_options() if policy is ExecutorPolicy.USE_COST_MODEL_EXECUTOR else {}
+    return make_policy(policy, resolve_num_threads(exec_strategy, n_places), **options)
