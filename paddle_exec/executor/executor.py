@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
-
 from ..framework.program import Program, default_main_program
 from ..framework.scope import global_scope
 from . import feed as feeding
@@ -60,15 +58,21 @@ class Executor:
         self._policy = None
 
     # --- plan cache -----------------------------------------------------------------------------------------
-    def _plan(self, program: Program, feed_names: tuple, fetch_names: tuple):
+    def _planned(self, program: Program, feed_names: tuple, fetch_names: tuple):
+        """(plan, feed binding) for these feed and fetch names, built once per program version."""
         key = (program._id, feed_names, fetch_names)
         entry = self._plans.get(key)
         if entry is None or entry[0] != program._version:
             # a fetched name the program lacks is read from the scope at run time (or reported missing there)
-            plan = build_plan(program.global_block(), feed_names, fetch_names)
+            block = program.global_block()
+            plan = build_plan(block, feed_names, fetch_names)
+            entry = (program._version, plan, feeding.FeedBinding(block, plan.feed_slots))
             with self._lock:
-                self._plans[key] = entry = (program._version, plan)
-        return entry[1]
+                self._plans[key] = entry
+        return entry[1], entry[2]
+
+    def _plan(self, program: Program, feed_names: tuple, fetch_names: tuple):
+        return self._planned(program, feed_names, fetch_names)[0]
 
     # --- running --------------------------------------------------------------------------------------------
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name='feed', fetch_var_name='fetch',
@@ -94,9 +98,9 @@ class Executor:
             feed = feed[0]
         feed = feeding.known_feeds(program.global_block(), feed)
         names = feeding.fetch_names(fetch_list)
-        plan = self._plan(program, tuple(feed), tuple(names))
+        plan, binding = self._planned(program, tuple(feed), tuple(names))
         values = plan.new_values()
-        self._bind_feed(program, plan, feed, values, scope)
+        binding.bind(feed, values, scope)
         bind_scope_inputs(plan.scope_inputs, values, scope)
         self._run_plan(plan, values)
         write_scope_outputs(plan.scope_outputs, values, scope)
@@ -117,21 +121,6 @@ class Executor:
         """The cost-model policy's table {(op index, op type): (cost, priority, short)}, None before its statistics
         window closes or under another policy."""
         return _cost_model_of(self._policy)
-
-    def _bind_feed(self, program, plan, feed: dict, values: list, scope) -> None:
-        block = program.global_block()
-        for name, value in feed.items():
-            var = block.vars.get(name)
-            if var is None:
-                raise ValueError("Feed variable '%s' is not found in the program: feed may only name variables "
-                                 "of the program being run" % name)
-            arr = feeding.as_array(value, var)
-            feeding.check_feed(var, arr)
-            if var.persistable:
-                # the scope keeps its own copy: updates (an optimizer's ParamOut) must not write into the caller's
-                arr = np.array(arr, copy=True)
-                scope.var(name).set_value(arr)
-            values[plan.feed_slots[name]] = arr
 
     def close(self) -> None:
         self._closed = True

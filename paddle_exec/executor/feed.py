@@ -31,7 +31,7 @@ def fetch_names(fetch_list) -> list[str]:
         return []
     if isinstance(fetch_list, (str, Variable)):
         fetch_list = [fetch_list]
-    return [fetch_name(f) for f in fetch_list]
+    return [f.name if type(f) is Variable else fetch_name(f) for f in fetch_list]
 
 
 def as_array(value, var: Variable | None):
@@ -120,9 +120,45 @@ class SizeOneArray(np.ndarray):
         return complex(self.item())
 
 
+class FeedBinding:
+    """How a plan's fed names reach their slots, worked out once per plan (the Executor caches it with the plan):
+    for each name its slot, its Variable, the numpy dtype it is stored as and whether the scope keeps a copy.
+    `bind` is the per-run part: an ndarray of the right dtype goes through as it is (after the shape check), any
+    other value through `as_array`; a persistable feed is copied into the scope (an optimizer's ParamOut must not
+    write into the caller's array). A fed name the block lacks is the ValueError of Paddle's executor."""
+
+    __slots__ = ('items',)
+
+    def __init__(self, block, feed_slots: dict):
+        items = []
+        for name, slot in feed_slots.items():
+            var = block.vars.get(name)
+            if var is None:
+                raise ValueError("Feed variable '%s' is not found in the program: feed may only name variables "
+                                 "of the program being run" % name)
+            try:
+                dtype = to_numpy(var.dtype)
+            except (TypeError, KeyError, ValueError):   # strings, readers: every value goes through as_array
+                dtype = None
+            items.append((name, slot, var, dtype, bool(var.persistable)))
+        self.items = tuple(items)
+
+    def bind(self, feed: dict, values: list, scope) -> None:
+        for name, slot, var, dtype, persistable in self.items:
+            arr = feed[name]
+            if type(arr) is not np.ndarray or arr.dtype != dtype:
+                arr = as_array(arr, var)
+            check_feed(var, arr)
+            if persistable:
+                arr = np.array(arr, copy=True)
+                scope.var(name).set_value(arr)
+            values[slot] = arr
+
+
 def known_feeds(block, feed: dict) -> dict:
     """The feed without the names the program does not have, each dropped with Paddle's warning."""
-    unknown = [name for name in feed if not block.has_var(name)]
+    have = block.vars
+    unknown = [name for name in feed if name not in have]
     if not unknown:
         return feed
     for name in unknown:

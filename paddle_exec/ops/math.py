@@ -63,8 +63,11 @@ def _flat2(a, k):
 @kernel_rule('mul')
 def _mul_kernel(spec):
     xd, yd = spec.attr('x_num_col_dims'), spec.attr('y_num_col_dims')
+    matrices = xd == 1 and yd == 1
 
     def run(x, y):
+        if matrices and x.ndim == 2 and y.ndim == 2:      # the common fc case: nothing to flatten or restore
+            return (x @ y,)
         out = _flat2(x, xd) @ _flat2(y, yd)
         return (out.reshape(x.shape[:xd] + y.shape[yd:]),)
     return run
@@ -75,7 +78,11 @@ def _mul_grad_kernel(spec):
     xd, yd = spec.attr('x_num_col_dims'), spec.attr('y_num_col_dims')
     want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
 
+    matrices = xd == 1 and yd == 1
+
     def run(x, y, dout):
+        if matrices and x.ndim == 2 and y.ndim == 2:
+            return (dout @ y.T if want_x else None), (x.T @ dout if want_y else None)
         d2 = dout.reshape(prod(x.shape[:xd]), -1)
         dx = (d2 @ _flat2(y, yd).T).reshape(x.shape) if want_x else None
         dy = (_flat2(x, xd).T @ d2).reshape(y.shape) if want_y else None
