@@ -769,3 +769,28 @@ def test_cost_model_knobs_come_from_the_strategy(monkeypatch):
     default = policy_for_strategy(strategy(ExecutorPolicy.USE_COST_MODEL_EXECUTOR, num_threads=2))
     assert (default.short_op_seconds, default.batch_seconds, default.batch_max_ops) == (5e-6, 5e-6, 100)
     default.close()
+
+
+def test_a_plan_first_run_after_the_window_gets_its_own_window():
+    """The executor's window is runs 1-2; plan B first runs at run 4, so it is measured over its own runs 1-2 and
+    has a model after its third run. Without the late window it would stay FIFO forever."""
+    plan_a, plan_b = _sleep_chain_plan(0.0, 2), _sleep_chain_plan(0.001, 2)
+    feed = {'x': np.ones(1, np.float32)}
+    policy = CostModelPolicy(2, start_step=1, stop_step=3)
+    try:
+        for _ in range(4):
+            run_plan(policy, plan_a, feed)
+        table_a = policy.cost_model(plan_a)
+        assert table_a is not None
+        for _ in range(2):
+            values = run_plan(policy, plan_b, feed)
+            assert policy.cost_model(plan_b) is None
+        np.testing.assert_array_equal(values[plan_b.fetch_slots[0]], np.full(1, 4.0, np.float32))
+        run_plan(policy, plan_b, feed)
+        table_b = policy.cost_model(plan_b)
+        assert table_b is not None and list(table_b) == [(nd.index, nd.op.type) for nd in plan_b.nodes]
+        assert all(e.cost >= 0.001 for (_, op_type), e in table_b.items() if op_type == 'py_func')
+        run_plan(policy, plan_b, feed)
+        assert policy.cost_model(plan_b) == table_b and policy.cost_model(plan_a) == table_a
+    finally:
+        policy.close()

@@ -17,7 +17,11 @@ Phases, by run number (runs are numbered 0, 1, 2, ... per policy, so per executo
     after the window    when the last run of the window has ended, every plan measured in it gets its cost model:
                         each op's average time and its priority, the bottom level = the longest time-weighted path
                         from the op to the end of the graph, the op included. Runs of a modelled plan use the
-                        priority rule below; a plan never measured keeps the FIFO rule.
+                        priority rule below.
+    a late plan         a plan that has no model once that window has closed (first built afterwards: an edited
+                        program, a new fetch list, a test program first run late) is measured in the same window
+                        counted over its own runs (runs START..STOP-1 of that plan), as DeepRec's executor per
+                        graph signature counts its own steps; then it gets its model, the others keep theirs.
 The window is on when both numbers are positive and STOP > START (defaults 100 and 200). Otherwise the policy
 warns once, at construction, saying why, and every run is the native policy's (policies/threaded.py).
 
@@ -187,8 +191,9 @@ def route_ready(model: CostModel, ready: list, batch_seconds: float, batch_max_o
 
 
 class _PlanStats:
-    """What the policy keeps per plan: dependency counts to copy per run, the window's sums, the model."""
-    __slots__ = ('nodes', 'n_deps', 'roots', 'seconds', 'counts', 'runs', 'model')
+    """What the policy keeps per plan: dependency counts to copy per run, the window's sums (`runs`: how many
+    measured runs they hold), how many times the plan has run (`seen`), the model."""
+    __slots__ = ('nodes', 'n_deps', 'roots', 'seconds', 'counts', 'runs', 'seen', 'model')
 
     def __init__(self, plan):
         self.nodes = plan.nodes
@@ -197,6 +202,7 @@ class _PlanStats:
         self.seconds = [0.0] * len(plan.nodes)
         self.counts = [0] * len(plan.nodes)
         self.runs = 0
+        self.seen = 0
         self.model: CostModel | None = None
 
 
@@ -389,7 +395,7 @@ class CostModelPolicy:
             stats = self._stats[plan] = _PlanStats(plan)
         return stats
 
-    def _end_window_run(self, stats: _PlanStats, times: list) -> None:
+    def _end_window_run(self, plan, stats: _PlanStats, times: list, late: bool) -> None:
         with self._lock:
             seconds, counts = stats.seconds, stats.counts
             for i, t in enumerate(times):
@@ -397,6 +403,10 @@ class CostModelPolicy:
                     seconds[i] += t
                     counts[i] += 1
             stats.runs += 1
+            if late:                  # the plan's own window (see 'Phases'): it alone gets its model
+                if stats.runs == self.stop_step - self.start_step and stats.model is None:
+                    stats.model = self._build(plan, stats)
+                return
             self._window_left -= 1
             if self._window_left == 0:
                 for plan, st in list(self._stats.items()):
@@ -440,6 +450,12 @@ class CostModelPolicy:
             number = self._runs
             self._runs += 1
             stats = self._plan_stats(plan)
+            # a plan still without a model once the executor's window has closed is measured in the same window
+            # counted over its own runs
+            late = self._window_closed and stats.model is None
+            if late:
+                number = stats.seen
+            stats.seen += 1
         in_window = self.start_step <= number < self.stop_step
         times = [-1.0] * len(plan.nodes) if in_window else None
         try:
@@ -447,7 +463,7 @@ class CostModelPolicy:
                 self._execute(stats, values, None if in_window else stats.model, times)
         finally:
             if in_window:
-                self._end_window_run(stats, times)
+                self._end_window_run(plan, stats, times, late)
 
     def _execute(self, stats: _PlanStats, values: list, model, times) -> None:
         run = _Run(stats, values, model, times, self)
