@@ -50,7 +50,7 @@ from typing import Callable, Iterable
 import numba
 import numpy as np
 
-from .runner import ROOT, BenchOptions, Row, bench_group, cycling, format_row, results_json, table_header
+from .runner import ROOT, BenchOptions, Row, bench_group, cycling, report_rows
 
 GROUP = 'parallel'
 FEED_POOL = 4                 # pre-drawn batches cycled through by every side: data generation is not timed
@@ -431,16 +431,7 @@ def main(argv=None) -> int:
             return 0
         opts = BenchOptions(models=[m for m in args.models.split(',') if m], rounds=args.rounds,
                             blas_threads=args.blas_threads)
-        print(table_header(), flush=True)
-        rows = []
-        for row in parallel_rows(opts):
-            rows.append(row)
-            print(format_row(row), flush=True)
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(results_json(rows, opts), f, indent=2)
-    return 1 if args.check_goals and any(row.met_goal is False for row in rows) else 0
-
+        return report_rows(parallel_rows(opts), opts, args.json, args.check_goals)
 
 if __name__ == '__main__':
     sys.exit(main())

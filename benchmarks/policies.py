@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import queue
 import statistics
 import sys
@@ -36,7 +35,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .runner import BenchOptions, Row, bench_group, format_row, results_json, table_header
+from .runner import BenchOptions, Row, bench_group, report_rows
 
 GROUP = 'policies'
 CHAIN_SHORT, CHAIN_LONG = 20, 420
@@ -362,16 +361,7 @@ def main(argv=None) -> int:
     parser.add_argument('--check-goals', action='store_true', help='exit 1 when a row misses its goal')
     args = parser.parse_args(argv)
     opts = BenchOptions(rounds=args.rounds)
-    print(table_header(), flush=True)
-    rows = []
-    for row in policy_rows(opts):
-        rows.append(row)
-        print(format_row(row), flush=True)
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(results_json(rows, opts), f, indent=2)
-    return 1 if args.check_goals and any(row.met_goal is False for row in rows) else 0
-
+    return report_rows(policy_rows(opts), opts, args.json, args.check_goals)
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import json
 import os
 import pkgutil
 import platform
@@ -213,6 +214,21 @@ def results_json(rows: list, opts: BenchOptions) -> dict:
 # goal ratios of the core issue: per-op overhead dominates fit-a-line, real work dominates the others
 EXECUTOR_GOALS = {'fc': 3.0, 'mlp': 1.5, 'deepfm': 1.5}
 FEED_POOL = 4        # pre-drawn batches cycled through, the same for both sides: data generation is not timed
+
+
+def report_rows(rows: Iterable[Row], opts: BenchOptions, json_path: str | None = None, check_goals: bool = False,
+                describe: Callable[[Row], str] = format_row) -> int:
+    """What a group module's own command line does: print the table as rows arrive, write the JSON when asked,
+    and return the exit status (1 when `check_goals` and a row missed its goal)."""
+    print(table_header(), flush=True)
+    done = []
+    for row in rows:
+        done.append(row)
+        print(describe(row), flush=True)
+    if json_path:
+        with open(json_path, 'w') as f:
+            json.dump(results_json(done, opts), f, indent=2)
+    return 1 if check_goals and any(row.met_goal is False for row in done) else 0
 
 
 class Skip(Exception):

@@ -28,7 +28,6 @@ speed-up is 1 / ratio):
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 import time
@@ -38,7 +37,7 @@ from typing import Iterable
 import numba
 import numpy as np
 
-from .runner import BenchOptions, Row, bench_group, format_row, results_json, side_by_side, table_header
+from .runner import BenchOptions, Row, bench_group, format_row, report_rows, side_by_side
 
 GROUP = 'stage'
 READ_SECONDS = 0.004
@@ -219,16 +218,10 @@ def main(argv=None) -> int:
     parser.add_argument('--check-goals', action='store_true', help='exit 1 when a row misses its goal')
     args = parser.parse_args(argv)
     opts = BenchOptions(rounds=args.rounds)
-    print(table_header(), flush=True)
-    rows = []
-    for row in stage_rows(opts):
-        rows.append(row)
-        print(format_row(row), '  speed-up %.2fx' % (1 / row.ratio), row.extra if 'overlap' in row.extra else '',
-              flush=True)
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(results_json(rows, opts), f, indent=2)
-    return 1 if args.check_goals and any(row.met_goal is False for row in rows) else 0
+
+    def describe(row: Row) -> str:
+        return '%s  speed-up %.2fx %s' % (format_row(row), 1 / row.ratio, row.extra if 'overlap' in row.extra else '')
+    return report_rows(stage_rows(opts), opts, args.json, args.check_goals, describe)
 
 
 if __name__ == '__main__':
