@@ -1,10 +1,27 @@
-"""paddle.nn.functional common layers: dropout (Paddle 2.x defaults: p=0.5, training=True, upscale_in_train)."""
+"""paddle.nn.functional common layers: linear (matmul_v2, then the bias added on the last axis, as Paddle 2.x
+builds it) and dropout (Paddle 2.x defaults: p=0.5, training=True, upscale_in_train)."""
 from __future__ import annotations
 
 from ...framework.variable import Variable
 from ...layers import nn as _nn
+from ...layers.helper import LayerHelper
 
-__all__ = ['dropout']
+__all__ = ['linear', 'dropout']
+
+
+def linear(x, weight, bias=None, name=None):
+    """F.linear: out = x @ weight (+ bias), weight of shape [in_features, out_features]; ops matmul_v2 and
+    elementwise_add (axis -1) from one LayerHelper('linear'), so temporaries are named linear_N.tmp_K."""
+    _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'linear')
+    _nn.check_variable_and_dtype(weight, 'weight', ['float16', 'float32', 'float64'], 'linear')
+    helper = LayerHelper('linear', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('matmul_v2', {'X': [x], 'Y': [weight]}, {'Out': [out]}, {'trans_x': False, 'trans_y': False})
+    if bias is None:
+        return out
+    biased = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('elementwise_add', {'X': [out], 'Y': [bias]}, {'Out': [biased]}, {'axis': -1})
+    return biased
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=None):

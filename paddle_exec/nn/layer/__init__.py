@@ -1,0 +1,13 @@
+"""paddle.nn layer classes for static mode (see layers.py for how a Layer builds its parameters and ops)."""
+from . import activation, common, container, conv, loss, norm, pooling
+from .activation import *
+from .common import *
+from .container import *
+from .conv import *
+from .layers import Layer
+from .loss import *
+from .norm import *
+from .pooling import *
+
+__all__ = ['Layer'] + [name for module in (activation, common, container, conv, loss, norm, pooling)
+                       for name in module.__all__]
