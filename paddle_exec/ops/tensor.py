@@ -361,6 +361,20 @@ def _shape(spec):
     return lambda x: (np.array(x.shape, dtype=np.int32),)
 
 
+defop('size', ['Input'], ['Out'])
+
+
+@shape_rule('size')
+def _size_shape(ctx):
+    ctx.set_output('Out', (1,), VarType.INT64)
+
+
+@kernel_rule('size')
+def _size(spec):
+    """paddle.numel: the element count as an int64 [1] tensor (Paddle <= 2.4; 2.5+ returns a 0-D tensor)."""
+    return lambda x: (np.array([np.asarray(x).size], dtype=np.int64),)
+
+
 defop('is_empty', ['X'], ['Out'])
 
 

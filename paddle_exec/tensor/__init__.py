@@ -4,3 +4,4 @@ from .logic import *
 from .manipulation import *
 from .math import *
 from .search import *
+from .stat import *
