@@ -2,6 +2,7 @@
 from ...layers import math_patch as _math_patch
 from ...layers.activation import *
 from ...layers.io import *
+from ...layers.learning_rate import *
 from ...layers.loss import *
 from ...layers.math import *
 from ...layers.metric import *
