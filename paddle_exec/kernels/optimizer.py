@@ -17,7 +17,8 @@ row). What each sparse kernel does with duplicates and untouched rows follows Pa
   moments decay), ``lazy_mode=True`` only the rows present.
 - ``adagrad_sparse``: duplicates merged; only the rows present are updated.
 - ``rmsprop_sparse``: duplicates merged; EVERY row is updated (zero gradient for the absent rows).
-- An empty sparse gradient (no rows) leaves everything untouched (Paddle's momentum and adam return early).
+- ``lamb_sparse``: duplicates merged; EVERY element is updated (absent rows: zero gradient).
+- An empty sparse gradient (no rows) leaves everything untouched (Paddle's momentum, adam and lamb return early).
 
 Adam: Paddle 1.8's ``adam`` op reads ``Beta1Pow``/``Beta2Pow`` for the step and writes ``Beta1PowOut =
 beta1 * Beta1Pow`` itself (no separate scale op). The kernels here advance them only when asked
@@ -35,7 +36,7 @@ import numpy as np
 __all__ = [
     'sgd', 'sgd_sparse', 'momentum', 'momentum_sparse', 'adam', 'adam_sparse', 'adamw', 'adamw_sparse',
     'adagrad', 'adagrad_sparse', 'rmsprop', 'rmsprop_sparse', 'merge_rows', 'squared_l2_norm',
-    'squared_l2_norm_sparse', 'clip_by_norm',
+    'squared_l2_norm_sparse', 'clip_by_norm', 'lamb', 'lamb_sparse', 'ftrl', 'average_accumulates',
 ]
 
 _jit = numba.njit(nogil=True, cache=True)
@@ -470,3 +471,153 @@ def clip_by_norm(x, max_norm):
     if norm > max_norm:
         return x * x.dtype.type(max_norm / norm)
     return x.copy()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# lamb
+#
+# Paddle 1.8's lamb op (LambOpKernel): m1 = b1*m1 + (1-b1)*g; m2 = b2*m2 + (1-b2)*g*g;
+# r = m1 / (sqrt(m2) + eps) + weight_decay * p; p -= lr * (||p|| / ||r||) * r (ratio 1 when a norm is 0). It reads
+# Beta1Pow/Beta2Pow but never uses or advances them. Paddle 2.x's (phi LambKernel) divides the moments by
+# (1 - beta_pow) before forming r, takes the trust ratio only when weight_decay > 0 or always_adapt, and advances the
+# pows after the update. A sparse gradient updates EVERY element in both (absent rows: zero gradient), after merging
+# duplicate rows; an empty one changes nothing.
+
+@_jit
+def _lamb_moments(p, g, m1, m2, trust, beta1, beta2, one_minus_b1, one_minus_b2, eps, decay, unbias1, unbias2,
+                  bias_correction):
+    for i in range(p.shape[0]):
+        gi = g[i]
+        a = beta1 * m1[i] + one_minus_b1 * gi
+        b = beta2 * m2[i] + one_minus_b2 * gi * gi
+        m1[i] = a
+        m2[i] = b
+        if bias_correction:
+            a = a / unbias1
+            b = b / unbias2
+        trust[i] = a / (math.sqrt(b) + eps) + decay * p[i]
+
+
+@_jit
+def _lamb_param(p, trust, lr):
+    for i in range(p.shape[0]):
+        p[i] = p[i] - lr * trust[i]
+
+
+def lamb(param, grad, moment1, moment2, lr, beta1_pow, beta2_pow, beta1=0.9, beta2=0.999, epsilon=1e-6,
+         weight_decay=0.01, bias_correction=False, always_adapt=False, update_beta_pow=False):
+    """Paddle's lamb op, dense gradient, in place; returns (param, moment1, moment2, beta1_pow, beta2_pow).
+
+    ``bias_correction=False`` is Paddle 1.8's kernel (no bias correction, the trust ratio always taken, the pows
+    untouched); ``True`` is Paddle 2.x's (moments divided by 1 - beta_pow, the trust ratio only when
+    ``weight_decay > 0 or always_adapt``). ``update_beta_pow`` multiplies the pows by beta1/beta2 after the update
+    (2.x's Beta1PowOut/Beta2PowOut)."""
+    dt = param.dtype
+    one = dt.type(1)
+    b1, b2 = dt.type(beta1), dt.type(beta2)
+    p = _flat(param, 'param')
+    trust = np.empty_like(p)
+    _lamb_moments(p, _grad(grad, param), _same(moment1, param, 'moment1'), _same(moment2, param, 'moment2'), trust,
+                  b1, b2, one - b1, one - b2, dt.type(epsilon), dt.type(weight_decay),
+                  one - _scalar(beta1_pow, dt), one - _scalar(beta2_pow, dt), bool(bias_correction))
+    rate = _scalar(lr, dt)
+    if not bias_correction or weight_decay > 0 or always_adapt:
+        p_norm = dt.type(math.sqrt(dt.type(_sum_squares(p))))
+        t_norm = dt.type(math.sqrt(dt.type(_sum_squares(trust))))
+        if p_norm > 0 and t_norm > 0:
+            rate = rate * (p_norm / t_norm)
+    _lamb_param(p, trust, rate)
+    if update_beta_pow:
+        _advance_pows(beta1_pow, beta2_pow, beta1, beta2)
+    return param, moment1, moment2, beta1_pow, beta2_pow
+
+
+def lamb_sparse(param, rows, values, moment1, moment2, lr, beta1_pow, beta2_pow, beta1=0.9, beta2=0.999,
+                epsilon=1e-6, weight_decay=0.01, bias_correction=False, always_adapt=False, update_beta_pow=False):
+    """Paddle's lamb op with a SelectedRows gradient: duplicates merged, then the dense update with a zero gradient
+    on the absent rows (Paddle's SparseLambMomentUpdateFunctor); an empty gradient changes nothing."""
+    p2, urows, merged = _merged2d(param, rows, values)
+    if len(urows) == 0:
+        return param, moment1, moment2, beta1_pow, beta2_pow
+    dense = np.zeros(p2.shape, param.dtype)
+    dense[urows] = merged
+    return lamb(param, dense, moment1, moment2, lr, beta1_pow, beta2_pow, beta1, beta2, epsilon, weight_decay,
+                bias_correction, always_adapt, update_beta_pow)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# ftrl
+#
+# Paddle's FTRLOpKernel (dense), per element, in the parameter's dtype:
+#   new = sq + g*g;  lin += g - ((new^-lr_power - sq^-lr_power) / lr) * p   (sqrt for lr_power == -0.5)
+#   p = |lin| > l1 ? (l1*sign(lin) - lin) / (new^-lr_power / lr + 2*l2) : 0;  sq = new
+# with l1 and l2 each raised by 1e-10 by the kernel.
+
+@_jit
+def _ftrl_dense(p, g, sq, lin, lr, l1, two_l2, neg_power, use_sqrt, zero):
+    for i in range(p.shape[0]):
+        gi = g[i]
+        s = sq[i]
+        new_acc = s + gi * gi
+        if use_sqrt:
+            root_new = math.sqrt(new_acc)
+            lin_out = lin[i] + gi - ((root_new - math.sqrt(s)) / lr) * p[i]
+            y = root_new / lr + two_l2
+        else:
+            pow_new = new_acc ** neg_power
+            lin_out = lin[i] + gi - ((pow_new - s ** neg_power) / lr) * p[i]
+            y = pow_new / lr + two_l2
+        lin[i] = lin_out
+        if abs(lin_out) > l1:
+            # Eigen's l1 * sign(lin) - lin, kept in the parameter's dtype
+            x = l1 - lin_out if lin_out > zero else -l1 - lin_out
+            p[i] = x / y
+        else:
+            p[i] = zero
+        sq[i] = new_acc
+
+
+def ftrl(param, grad, squared_accum, linear_accum, lr, l1=0.0, l2=0.0, lr_power=-0.5):
+    """Paddle's ftrl op, dense gradient, in place; returns (param, squared_accum, linear_accum)."""
+    dt = param.dtype
+    eps = dt.type(1e-10)
+    power = dt.type(lr_power)
+    _ftrl_dense(_flat(param, 'param'), _grad(grad, param), _same(squared_accum, param, 'squared_accum'),
+                _same(linear_accum, param, 'linear_accum'), _scalar(lr, dt), dt.type(l1) + eps,
+                dt.type(2) * (dt.type(l2) + eps), -power, bool(power == dt.type(-0.5)), dt.type(0))
+    return param, squared_accum, linear_accum
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# average_accumulates (ModelAverage)
+
+MAX_NUM_ACCUMULATES = 16384  # Paddle's kMaxNumAccumulates: sum_1 is moved into sum_2 this often (precision)
+
+
+def average_accumulates(param, sum_1, sum_2, sum_3, num_accumulates, old_num_accumulates, num_updates,
+                        average_window, min_average_window, max_average_window):
+    """Paddle's average_accumulates op, in place; returns (sum_1, sum_2, sum_3, num_accumulates,
+    old_num_accumulates, num_updates).
+
+    sum_1 += param; every 16384th update sum_2 += sum_1 and sum_1 = 0; when num_accumulates reaches
+    min_average_window and min(max_average_window, int(num_updates * average_window)) the window restarts:
+    sum_3 = sum_1 + sum_2, sum_1 = sum_2 = 0, old_num_accumulates = num_accumulates, num_accumulates = 0. The sums are
+    updated in place, as Paddle's kernel does with its aliased in/out tensors, so each step sees the previous one's
+    result. The window length is a float32 product truncated to an integer, as in Paddle's C++."""
+    updates = int(num_updates.reshape(-1)[0]) + 1
+    accumulates = int(num_accumulates.reshape(-1)[0]) + 1
+    old_accumulates = int(old_num_accumulates.reshape(-1)[0])
+    np.add(sum_1, np.asarray(param, dtype=sum_1.dtype).reshape(sum_1.shape), out=sum_1)
+    if updates % MAX_NUM_ACCUMULATES == 0:
+        np.add(sum_2, sum_1, out=sum_2)
+        sum_1[...] = 0
+    window = int(np.float32(updates) * np.float32(average_window))
+    if accumulates >= min_average_window and accumulates >= min(int(max_average_window), window):
+        np.add(sum_1, sum_2, out=sum_3)
+        sum_1[...] = 0
+        sum_2[...] = 0
+        old_accumulates, accumulates = accumulates, 0
+    num_updates[...] = updates
+    num_accumulates[...] = accumulates
+    old_num_accumulates[...] = old_accumulates
+    return sum_1, sum_2, sum_3, num_accumulates, old_num_accumulates, num_updates

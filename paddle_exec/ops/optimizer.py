@@ -1,6 +1,7 @@
 """Optimizer update ops and the gradient-clipping ops: Paddle's slot and attribute names, numba kernels.
 
-Update ops (`sgd`, `momentum`, `adam`, `adamw`, `adagrad`, `decayed_adagrad`, `rmsprop`, `adamax`) are in place:
+Update ops (`sgd`, `momentum`, `adam`, `adamw`, `adagrad`, `decayed_adagrad`, `rmsprop`, `adamax`, `lamb`, `ftrl`,
+`average_accumulates`) are in place:
 `ParamOut` is the variable `Param` (and `Moment1Out` is `Moment1`, ...), declared with `inplace=` in `defop`. The
 kernels of `paddle_exec.kernels.optimizer` write into the arrays they are given, so each `run` makes sure those
 arrays are writeable and C-contiguous (copying only when they are not) and returns them as the outputs; the plan
@@ -484,3 +485,108 @@ if 'sign' not in OPS:
     @kernel_rule('sign')
     def _sign(spec):
         return lambda x: (np.sign(x),)
+
+
+# --- lamb ----------------------------------------------------------------------------------------------------------
+# Paddle 1.8's op has no Beta1PowOut/Beta2PowOut (its kernel never touches the pows); Paddle 2.x's has them and
+# advances the pows. `bias_correction` is ours, as adam's `scaled_epsilon`: False is 1.8's kernel, True 2.x's (see
+# kernels/optimizer.py); paddle.optimizer.Lamb sets it, fluid.optimizer.Lamb does not.
+
+defop('lamb', ['Param', 'Grad', 'LearningRate', 'Moment1', 'Moment2', 'Beta1Pow', 'Beta2Pow'],
+      ['ParamOut', 'Moment1Out', 'Moment2Out', 'Beta1PowOut', 'Beta2PowOut'],
+      {'beta1': 0.9, 'beta2': 0.999, 'epsilon': 1e-6, 'weight_decay': 0.01, 'always_adapt': False,
+       'multi_precision': False, 'bias_correction': False},
+      dispensable=['Beta1PowOut', 'Beta2PowOut'], inplace=_ADAM_INPLACE)
+shape_rule('lamb')(_ADAM_SHAPES)
+
+
+@kernel_rule('lamb')
+def _lamb(spec):
+    beta1, beta2, eps = _f32(spec.attr('beta1')), _f32(spec.attr('beta2')), _f32(spec.attr('epsilon'))
+    decay = _f32(spec.attr('weight_decay'))
+    bias_correction, always_adapt = bool(spec.attr('bias_correction')), bool(spec.attr('always_adapt'))
+    advance = spec.has_output('Beta1PowOut') and spec.has_output('Beta2PowOut')
+
+    def run(param, grad, lr, m1, m2, b1p, b2p):
+        param, m1, m2 = _writable(param), _writable(m1), _writable(m2)
+        if advance:
+            b1p, b2p = _writable(b1p), _writable(b2p)
+        if isinstance(grad, SelectedRows):
+            _check_rows('lamb', grad, param)
+            K.lamb_sparse(param, grad.rows, grad.values, m1, m2, lr, b1p, b2p, beta1, beta2, eps, decay,
+                          bias_correction, always_adapt, advance)
+        else:
+            K.lamb(param, grad, m1, m2, lr, b1p, b2p, beta1, beta2, eps, decay, bias_correction, always_adapt,
+                   advance)
+        return param, m1, m2, (b1p if advance else None), (b2p if advance else None)
+    return run
+
+
+# --- ftrl ----------------------------------------------------------------------------------------------------------
+# Dense gradients only: Paddle 1.8's InferShape rejects a SelectedRows Grad when the op is appended.
+
+defop('ftrl', ['Param', 'SquaredAccumulator', 'LinearAccumulator', 'Grad', 'LearningRate'],
+      ['ParamOut', 'SquaredAccumOut', 'LinearAccumOut'], {'l1': 0.0, 'l2': 0.0, 'lr_power': -0.5},
+      inplace={'ParamOut': 'Param', 'SquaredAccumOut': 'SquaredAccumulator',
+               'LinearAccumOut': 'LinearAccumulator'})
+_FTRL_SHAPES = _update_shape_rule(('ParamOut', 'Param'), ('SquaredAccumOut', 'SquaredAccumulator'),
+                                  ('LinearAccumOut', 'LinearAccumulator'))
+
+
+@shape_rule('ftrl')
+def _ftrl_shape(ctx):
+    grad = ctx.input_var('Grad')
+    if grad is not None and grad.type == VarType.SELECTED_ROWS:
+        raise ValueError("operator 'ftrl': The input var's type should be LoDTensor, but the received is %s "
+                         "(SelectedRows); ftrl supports only dense gradients" % grad.name)
+    _FTRL_SHAPES(ctx)
+
+
+@kernel_rule('ftrl')
+def _ftrl(spec):
+    l1, l2, lr_power = _f32(spec.attr('l1')), _f32(spec.attr('l2')), _f32(spec.attr('lr_power'))
+
+    def run(param, sq_accum, lin_accum, grad, lr):
+        if isinstance(grad, SelectedRows):
+            raise TypeError("operator 'ftrl' supports only dense (LoDTensor) gradients")
+        param, sq_accum, lin_accum = _writable(param), _writable(sq_accum), _writable(lin_accum)
+        K.ftrl(param, grad, sq_accum, lin_accum, lr, l1, l2, lr_power)
+        return param, sq_accum, lin_accum
+    return run
+
+
+# --- average_accumulates (fluid.optimizer.ModelAverage) ------------------------------------------------------------
+# The sums are updated in place (each out_* is its in_* variable), as Paddle's kernel does through aliased tensors.
+
+_AVG_PAIRS = (('out_sum_1', 'in_sum_1'), ('out_sum_2', 'in_sum_2'), ('out_sum_3', 'in_sum_3'),
+              ('out_num_accumulates', 'in_num_accumulates'), ('out_old_num_accumulates', 'in_old_num_accumulates'),
+              ('out_num_updates', 'in_num_updates'))
+
+defop('average_accumulates', ['param'] + [i for _, i in _AVG_PAIRS], [o for o, _ in _AVG_PAIRS],
+      {'average_window': 0.0, 'max_average_window': 2 ** 63 - 1, 'min_average_window': 10000},
+      inplace=dict(_AVG_PAIRS))
+
+
+@shape_rule('average_accumulates')
+def _average_accumulates_shape(ctx):
+    low, high = int(ctx.attr('min_average_window')), int(ctx.attr('max_average_window'))
+    if low > high:
+        raise ValueError("operator 'average_accumulates' (param '%s'): min_average_window shouldn't be larger than "
+                         "max_average_window (min_average_window is %d, max_average_window is %d)"
+                         % (ctx.input_var('param').name, low, high))
+    for out_slot, in_slot in _AVG_PAIRS:
+        if ctx.has_output(out_slot):
+            src = ctx.input_var(in_slot)
+            ctx.set_output(out_slot, src.shape if src.has_shape() else None, src.dtype)
+
+
+@kernel_rule('average_accumulates')
+def _average_accumulates(spec):
+    window = _f32(spec.attr('average_window'))
+    low, high = int(spec.attr('min_average_window')), int(spec.attr('max_average_window'))
+
+    def run(param, sum_1, sum_2, sum_3, num_accumulates, old_num_accumulates, num_updates):
+        sums = [_writable(s) for s in (sum_1, sum_2, sum_3)]
+        counts = [_writable(c) for c in (num_accumulates, old_num_accumulates, num_updates)]
+        return K.average_accumulates(param, *sums, *counts, window, low, high)
+    return run

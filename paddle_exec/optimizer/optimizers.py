@@ -8,6 +8,8 @@ Version differences, selected by `_paddle2` (False in fluid.optimizer):
 - Adam: Paddle 2.x scales epsilon by sqrt(1 - beta2^t) (the op's `scaled_epsilon`);
 - Momentum: 2.x fuses an L2Decay weight decay into the momentum op (`regularization_method='l2_decay'`) instead
   of appending scale + sum ops.
+- Lamb: 2.x bias-corrects the moments and advances the beta pows (the op's `bias_correction`, Beta1PowOut and
+  Beta2PowOut); 1.8's op has neither and leaves the pows at their initial values.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from ..framework.variable import Variable
 from ..regularizer import L2DecayRegularizer
 from .base import Optimizer
 
-__all__ = ['SGD', 'Momentum', 'Adam', 'AdamW', 'Adagrad', 'RMSProp', 'Adamax', 'DecayedAdagrad']
+__all__ = ['SGD', 'Momentum', 'Adam', 'AdamW', 'Adagrad', 'RMSProp', 'Adamax', 'DecayedAdagrad', 'Lamb']
 
 
 def _f(value, name: str) -> float:
@@ -303,3 +305,41 @@ class Adamax(Optimizer):
             with param.block.program._optimized_guard([param, grad]), name_scope('adamx'):
                 b1p = self._get_accumulator(self._beta1_pow_acc_str, param)
                 block.append_op('scale', {'X': [b1p]}, {'Out': [b1p]}, {'scale': self._beta1})
+
+
+class Lamb(Adam):
+    """LAMB: Adam's moments, then a layer-wise trust ratio ||param|| / ||update||; update = m1 / (sqrt(m2) + eps) +
+    lamb_weight_decay * param. `exclude_from_weight_decay_fn(param) -> bool` turns the decay off per parameter.
+    Accumulators as Adam's (moment1, moment2, beta1_pow_acc, beta2_pow_acc)."""
+    type = 'lamb'
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None, multi_precision=False,
+                 always_adapt=False, name=None, *, parameter_list=None, regularization=None):
+        for label, value in (('learning_rate', learning_rate), ('lamb_weight_decay', lamb_weight_decay),
+                             ('beta1', beta1), ('beta2', beta2), ('epsilon', epsilon)):
+            if value is None:
+                raise AssertionError('Lamb: %s must not be None' % label)
+        if isinstance(beta1, Variable) or isinstance(beta2, Variable):
+            raise NotImplementedError('Lamb: beta1/beta2 given as Variables are not supported by paddle_exec; give '
+                                      'floats')
+        if exclude_from_weight_decay_fn is not None and not callable(exclude_from_weight_decay_fn):
+            raise TypeError('exclude_from_weight_decay_fn must be a function of the parameter, got %r'
+                            % (exclude_from_weight_decay_fn,))
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip, name=name,
+                         parameter_list=parameter_list, regularization=regularization)
+        self._lamb_weight_decay = float(lamb_weight_decay)
+        self._exclude_from_weight_decay_fn = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        param = param_and_grad[0]
+        inputs, outputs, _ = self._adam_io(param_and_grad)
+        excluded = self._exclude_from_weight_decay_fn is not None and self._exclude_from_weight_decay_fn(param)
+        attrs = {'beta1': self._beta1, 'beta2': self._beta2, 'epsilon': self._epsilon,
+                 'weight_decay': 0.0 if excluded else self._lamb_weight_decay}
+        if self._paddle2:
+            attrs.update({'always_adapt': self._always_adapt, 'multi_precision': False, 'bias_correction': True})
+        else:  # Paddle 1.8's lamb op: no pow outputs, the pows stay at beta1/beta2
+            del outputs['Beta1PowOut'], outputs['Beta2PowOut']
+        return block.append_op('lamb', inputs, outputs, attrs)

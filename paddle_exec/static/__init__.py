@@ -21,6 +21,7 @@ from ..framework import (
                          scope_guard,
 )
 from ..layers.io import data_v2 as data
+from ..optimizer.averaging import ExponentialMovingAverage
 from ..param_attr import ParamAttr, WeightNormParamAttr
 from . import nn
 from .data_source import *
