@@ -11,13 +11,16 @@ Formats are Paddle's, so checkpoints move both ways between paddle_exec and real
 - save_vars / save_params / save_persistables: Paddle's LoDTensor stream per variable (uint32 version, uint64
   LoD level count and levels, uint32 tensor version, int32 size of a TensorDesc protobuf, the protobuf, the raw
   data), in a file named after the variable, or all of them in name order in one file (`filename`).
-- `.pdmodel` (and an inference model's `__model__`) is written as paddle_exec's own description of the program
-  (a pickle of plain dicts), not Paddle's protobuf; load_inference_model reads both, Paddle's ProgramDesc
-  protobuf through `paddle_proto` (models saved by real Paddle 1.8 / 2.x).
+- `.pdmodel` (and an inference model's `__model__`): Paddle's ProgramDesc protobuf, written by
+  `paddle_proto_writer` (an inference model with Paddle's feed / fetch ops and holder variables) and read by
+  `paddle_proto`, so models saved here load in real Paddle 1.8 / 2.x and theirs load here. Files written by
+  earlier paddle_exec versions hold its own description instead (a pickle of plain dicts, `program_to_bytes`);
+  `program_from_model_bytes` and load_inference_model read both, told apart by the first byte.
 save_inference_model / load_inference_model take both signatures: Paddle 2.x's (`path_prefix`, feed Variables;
 files `path_prefix.pdmodel` and `.pdiparams`, the persistables combined) and fluid 1.8's (`dirname`, feed names;
 `dirname/__model__` and one file per persistable, or `params_filename`). The saved program is the forward needed
-for the fetch targets from the feeds, in test mode.
+for the fetch targets from the feeds, in test mode (without the `scale` op Paddle appends to each fetch target:
+the fetch names stay the targets' own).
 Every file is written atomically: to a temporary file in the same folder, then `os.replace`.
 """
 from __future__ import annotations
@@ -35,11 +38,12 @@ from ..framework.operator import Operator
 from ..framework.program import Block, Program, default_main_program
 from ..framework.scope import global_scope
 from ..framework.variable import Parameter, Variable
-from .paddle_proto import looks_like_program_desc, program_from_protobuf
+from .paddle_proto import TENSOR_DESC, looks_like_program_desc, parse_message, program_from_protobuf
+from .paddle_proto_writer import encode_message, program_to_protobuf
 
 __all__ = ['save', 'load', 'load_program_state', 'set_program_state', 'save_vars', 'save_params',
            'save_persistables', 'load_vars', 'load_params', 'load_persistables', 'is_parameter', 'is_persistable',
-           'is_belong_to_optimizer', 'save_inference_model', 'load_inference_model']
+           'is_belong_to_optimizer', 'save_inference_model', 'load_inference_model', 'program_from_model_bytes']
 
 _NOT_SAVED_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 
@@ -146,11 +150,12 @@ def save(program: Program, model_path: str, protocol: int = 4, **configs) -> Non
     if not isinstance(protocol, int) or not 2 <= protocol <= 4:
         raise ValueError('Expected 1<protocol<5, but received protocol=%r' % (protocol,))
     scope = _scope(configs.get('scope'))
+    model = program_to_protobuf(program)     # first: a program that cannot be written leaves no files behind
     params = {v.name: _value_of(v, scope) for v in _unique_vars(program, is_parameter)}
     opt = {v.name: _value_of(v, scope) for v in _unique_vars(program, is_belong_to_optimizer)}
     _write_atomic(model_path + '.pdparams', _pickle_dumps(params, protocol))
     _write_atomic(model_path + '.pdopt', _pickle_dumps(opt, protocol))
-    _write_atomic(model_path + '.pdmodel', program_to_bytes(program))
+    _write_atomic(model_path + '.pdmodel', model)
 
 
 def _model_prefix(model_path: str) -> str:
@@ -234,30 +239,6 @@ def set_program_state(program: Program, state_dict: dict) -> list[str]:
 
 # --- Paddle's LoDTensor stream (save_vars / load_vars) -------------------------------------------------------
 
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return (result - (1 << 64) if result >= 1 << 63 else result), pos
-
-
 def tensor_to_bytes(array: np.ndarray, lod=()) -> bytes:
     """Paddle's SerializeToStream of a LoDTensor."""
     array = np.ascontiguousarray(array)
@@ -265,7 +246,7 @@ def tensor_to_bytes(array: np.ndarray, lod=()) -> bytes:
     for level in lod:
         data = np.asarray(level, dtype=np.uint64).tobytes()
         out += [struct.pack('<Q', len(data)), data]
-    desc = b'\x08' + _varint(int(to_var_type(array.dtype))) + b''.join(b'\x10' + _varint(d) for d in array.shape)
+    desc = encode_message({'data_type': int(to_var_type(array.dtype)), 'dims': list(array.shape)}, TENSOR_DESC)
     out += [struct.pack('<I', 0), struct.pack('<i', len(desc)), desc, array.tobytes()]
     return b''.join(out)
 
@@ -285,17 +266,9 @@ def tensor_from_bytes(buf: bytes, pos: int = 0) -> tuple[np.ndarray, list, int]:
     (_, desc_size) = struct.unpack_from('<Ii', buf, pos)
     pos += 8
     end = pos + desc_size
-    dtype, dims = VarType.FP32, []
-    while pos < end:
-        tag = buf[pos]
-        value, pos = _read_varint(buf, pos + 1)
-        if tag == 0x08:
-            dtype = VarType(value)
-        elif tag == 0x10:
-            dims.append(value)
-        else:
-            raise ValueError('unexpected field %#x in a TensorDesc' % tag)
-    np_dtype = to_numpy(dtype)
+    desc = parse_message(buf[pos:end], TENSOR_DESC)
+    dims = desc['dims']
+    np_dtype = to_numpy(VarType(desc.get('data_type', VarType.FP32)))
     count = int(np.prod(dims)) if dims else 1
     array = np.frombuffer(buf, np_dtype, count, end).reshape(dims).copy()
     return array, lod, end + count * np_dtype.itemsize
@@ -376,13 +349,15 @@ def load_persistables(executor, dirname, main_program=None, filename=None) -> No
 
 
 # --- the program description (.pdmodel) ------------------------------------------------------------------------
+# Written as Paddle's ProgramDesc (paddle_proto_writer). program_to_bytes / program_from_bytes are paddle_exec's
+# former format, still read for files saved by earlier versions.
 
 _VAR_FIELDS = ('shape', 'dtype', 'type', 'persistable', 'stop_gradient', 'lod_level', 'need_check_feed', 'is_data')
 
 
 def program_to_bytes(program: Program, feed_names=(), fetch_names=()) -> bytes:
-    """A pickle of plain dicts describing the program's blocks, variables and ops (and an inference model's feed
-    and fetch names)."""
+    """paddle_exec's former program format: a pickle of plain dicts describing the program's blocks, variables and
+    ops (and an inference model's feed and fetch names). Saving now writes Paddle's protobuf."""
     blocks = []
     for block in program.blocks:
         variables = []
@@ -413,6 +388,15 @@ def _program_desc(data: bytes) -> dict:
         raise ValueError('not a program description written by paddle_exec (program_from_bytes reads only '
                          'those; load_inference_model also reads the ProgramDesc protobuf of real Paddle)')
     return desc
+
+
+def program_from_model_bytes(data: bytes) -> tuple[Program, list[str], list[str]]:
+    """(Program, feed names, fetch names) of a `.pdmodel` / `__model__`: Paddle's ProgramDesc protobuf (written
+    by Paddle or by paddle_exec) or the pickle earlier paddle_exec versions wrote."""
+    if looks_like_program_desc(data):
+        return program_from_protobuf(data)
+    desc = _program_desc(data)
+    return program_from_bytes(data), list(desc['feed_names']), list(desc['fetch_names'])
 
 
 def program_from_bytes(data: bytes) -> Program:
@@ -482,7 +466,7 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, main_prog
     feed_names = _names_of(feed_vars, 'feed_vars')
     fetch_names = _names_of(fetch_vars, 'fetch_vars')
     pruned = _prune_for_inference(program, feed_names, fetch_names)
-    model = program_to_bytes(pruned, feed_names, fetch_names)
+    model = program_to_protobuf(pruned, feed_names, fetch_names)
     if fluid_style:
         dirname = path_prefix
         _write_atomic(os.path.join(dirname, os.path.basename(model_filename or '__model__')), model)
@@ -502,7 +486,7 @@ def load_inference_model(path_prefix, executor, model_filename=None, params_file
                          **kwargs) -> list:
     """[program, feed names, fetch Variables] of a model saved by save_inference_model, its persistable values
     loaded into the global scope. A folder is read as fluid 1.8 writes it, anything else as a 2.x path prefix.
-    The model file is either paddle_exec's own or real Paddle's ProgramDesc protobuf."""
+    The model file is a ProgramDesc protobuf (Paddle's or ours) or the pickle of earlier paddle_exec versions."""
     if os.path.isdir(path_prefix):
         folder, model_path = path_prefix, os.path.join(path_prefix, os.path.basename(model_filename or '__model__'))
         params = os.path.basename(params_filename) if params_filename else None
@@ -514,12 +498,7 @@ def load_inference_model(path_prefix, executor, model_filename=None, params_file
         raise ValueError("There is no model file '%s'" % model_path)
     with open(model_path, 'rb') as f:
         data = f.read()
-    if looks_like_program_desc(data):
-        program, feed_names, fetch_names = program_from_protobuf(data)
-    else:
-        desc = _program_desc(data)
-        program = program_from_bytes(data)
-        feed_names, fetch_names = list(desc['feed_names']), list(desc['fetch_names'])
+    program, feed_names, fetch_names = program_from_model_bytes(data)
     load_persistables(executor, folder, program, params)
     block = program.global_block()
     return [program, feed_names, [block.var(n) for n in fetch_names]]

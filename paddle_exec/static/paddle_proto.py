@@ -17,9 +17,16 @@ Two layers, no dependency on the protobuf package:
    argument lists, attributes by their declared AttrType, sub-block attributes as Block objects).
    Paddle's `feed` / `fetch` ops and the `feed` / `fetch` holder variables are dropped: our Executor takes the
    feed dict and fetch list directly. Their `col` attributes order the returned feed names and fetch names.
+   Parameters: a 2.x file (and paddle_exec's own, `paddle_proto_writer`) flags them with VarDesc.is_parameter and
+   gives their trainability as `not stop_gradient`; when no variable carries the flag (1.8 never writes it),
+   every persistable LoD tensor that is not a feed target is taken for a parameter.
+
+The schemas below and `AttrType` are the one description of framework.proto in paddle_exec: the writer
+(`paddle_proto_writer`) encodes with the same dicts.
 """
 from __future__ import annotations
 
+import enum
 import struct
 
 from ..framework.dtype import VarType
@@ -166,11 +173,37 @@ BLOCK_DESC = {1: ('idx', 'int32', False), 2: ('parent_idx', 'int32', False), 3: 
 VERSION = {1: ('version', 'int64', False)}
 PROGRAM_DESC = {1: ('blocks', BLOCK_DESC, True), 4: ('version', VERSION, False)}
 
-# AttrType -> the Attr field holding the value (framework.proto's enum AttrType)
-_ATTR_FIELD = {0: 'i', 1: 'f', 2: 's', 3: 'ints', 4: 'floats', 5: 'strings', 6: 'b', 7: 'bools', 8: 'block_idx',
-               9: 'l', 10: 'blocks_idx', 11: 'longs', 12: 'float64s', 13: 'var_name', 14: 'vars_name',
-               15: 'float64', 16: 'scalar', 17: 'scalars'}
-_ATTR_BLOCK, _ATTR_BLOCKS, _ATTR_SCALAR, _ATTR_SCALARS = 8, 10, 16, 17
+
+
+class AttrType(enum.IntEnum):
+    """framework.proto's enum AttrType (1.8 stops at LONGS; 2.x adds the rest)."""
+    INT = 0
+    FLOAT = 1
+    STRING = 2
+    INTS = 3
+    FLOATS = 4
+    STRINGS = 5
+    BOOLEAN = 6
+    BOOLEANS = 7
+    BLOCK = 8
+    LONG = 9
+    BLOCKS = 10
+    LONGS = 11
+    FLOAT64S = 12
+    VAR = 13
+    VARS = 14
+    FLOAT64 = 15
+    SCALAR = 16
+    SCALARS = 17
+
+
+# AttrType -> the Attr field holding the value
+ATTR_VALUE_FIELD = {AttrType.INT: 'i', AttrType.FLOAT: 'f', AttrType.STRING: 's', AttrType.INTS: 'ints',
+                    AttrType.FLOATS: 'floats', AttrType.STRINGS: 'strings', AttrType.BOOLEAN: 'b',
+                    AttrType.BOOLEANS: 'bools', AttrType.BLOCK: 'block_idx', AttrType.LONG: 'l',
+                    AttrType.BLOCKS: 'blocks_idx', AttrType.LONGS: 'longs', AttrType.FLOAT64S: 'float64s',
+                    AttrType.VAR: 'var_name', AttrType.VARS: 'vars_name', AttrType.FLOAT64: 'float64',
+                    AttrType.SCALAR: 'scalar', AttrType.SCALARS: 'scalars'}
 _REPEATED_ATTR_FIELDS = {name: repeated for name, _, repeated in ATTR.values()}
 _HOLDER_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST)
 
@@ -190,14 +223,14 @@ def _scalar_value(s: dict):
 
 def _attr_value(attr: dict):
     atype = attr.get('type')
-    field = _ATTR_FIELD.get(atype)
+    field = ATTR_VALUE_FIELD.get(atype)
     if field is None:
         # an AttrType newer than this reader: keep whichever value field is set
         field = next((k for k in attr if k not in ('name', 'type') and attr[k] != []), None)
         return attr.get(field) if field else None
-    if atype == _ATTR_SCALAR:
+    if atype == AttrType.SCALAR:
         return _scalar_value(attr.get('scalar', {}))
-    if atype == _ATTR_SCALARS:
+    if atype == AttrType.SCALARS:
         return [_scalar_value(s) for s in attr.get('scalars', [])]
     return attr.get(field, [] if _REPEATED_ATTR_FIELDS[field] else None)
 
@@ -209,7 +242,7 @@ def _var_type(value: int) -> VarType:
         return VarType.RAW
 
 
-def _make_var(block: Block, vd: dict, feed_names: set):
+def _make_var(block: Block, vd: dict, feed_names: set, flags_parameters: bool):
     vtype = vd.get('type', {})
     kind = _var_type(vtype.get('type', int(VarType.LOD_TENSOR)))
     tensor = (vtype.get('lod_tensor') or vtype.get('tensor_array') or {}).get('tensor')
@@ -221,13 +254,21 @@ def _make_var(block: Block, vd: dict, feed_names: set):
     name = vd['name']
     persistable = vd.get('persistable', False)
     is_feed = name in feed_names
+    need_check_feed = vd.get('need_check_feed', False)
+    stop_gradient = vd.get('stop_gradient', False)
     common = {'type': kind, 'persistable': persistable, 'lod_level': lod_level,
-              'need_check_feed': vd.get('need_check_feed', False) or is_feed, 'is_data': is_feed}
-    if persistable and kind == VarType.LOD_TENSOR and not is_feed and shape is not None:
+              'need_check_feed': need_check_feed or is_feed, 'is_data': is_feed or need_check_feed}
+    if flags_parameters:
+        is_parameter = vd.get('is_parameter', False)
+        trainable = not stop_gradient
+    else:
         # 1.8 writes no is_parameter flag; an inference model's persistable tensors are its parameters
-        return Parameter(block, name, shape, dtype if dtype is not None else VarType.FP32, trainable=False,
+        is_parameter = persistable and kind == VarType.LOD_TENSOR and not is_feed and shape is not None
+        trainable = False
+    if is_parameter:
+        return Parameter(block, name, shape or [], dtype if dtype is not None else VarType.FP32, trainable=trainable,
                          **common)
-    return Variable(block, name, shape=shape, dtype=dtype, stop_gradient=vd.get('stop_gradient', False), **common)
+    return Variable(block, name, shape=shape, dtype=dtype, stop_gradient=stop_gradient, **common)
 
 
 def _columns(ops: list, op_type: str, slot: str) -> list[str]:
@@ -251,6 +292,7 @@ def program_from_protobuf(data: bytes) -> tuple[Program, list[str], list[str]]:
     feed_names = _columns(top_ops, 'feed', 'outputs')
     fetch_names = _columns(top_ops, 'fetch', 'inputs')
     feeds = set(feed_names)
+    flags_parameters = any('is_parameter' in vd for bd in desc['blocks'] for vd in bd['vars'])
 
     program = Program()
     program.blocks = []
@@ -260,7 +302,7 @@ def program_from_protobuf(data: bytes) -> tuple[Program, list[str], list[str]]:
         block = Block(program, bd.get('idx', len(program.blocks)), bd.get('parent_idx', -1))
         block.forward_block_idx = bd.get('forward_block_idx', -1)
         for vd in bd['vars']:
-            var = _make_var(block, vd, feeds)
+            var = _make_var(block, vd, feeds, flags_parameters)
             if var.type in _HOLDER_TYPES:
                 continue
             block.vars[var.name] = var
@@ -274,7 +316,7 @@ def program_from_protobuf(data: bytes) -> tuple[Program, list[str], list[str]]:
             attrs = {}
             for a in od['attrs']:
                 attrs[a['name']] = _attr_value(a)
-                if a.get('type') in (_ATTR_BLOCK, _ATTR_BLOCKS):
+                if a.get('type') in (AttrType.BLOCK, AttrType.BLOCKS):
                     block_attrs.append((attrs, a['name']))
             op = Operator(block, op_type, inputs, outputs, attrs)
             info = registry.OPS.get(op_type)
