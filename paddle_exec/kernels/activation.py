@@ -755,3 +755,75 @@ def cast_forward(x: np.ndarray, out_dtype) -> np.ndarray:
 def cast_backward(dout: np.ndarray, in_dtype) -> np.ndarray:
     """Paddle ``cast_grad``: cast the gradient back to the input's dtype."""
     return dout.astype(in_dtype)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# log1p and erf: loops of their own (the opcode table above is shared by many ops; these were added later).
+# Both compute in float64 and round once to the input dtype, as Paddle 2.x's std::log1p / std::erf do.
+# (Paddle 1.8's log1p was log(1 + x) in the input dtype: log1p(1e-8) gave 0 in float32; this gives 1e-8.)
+# Gradients read X: log1p: dout / (1 + x); erf: dout * 2 / sqrt(pi) * exp(-x * x).
+# ----------------------------------------------------------------------------------------------------------
+
+@_jit
+def _log1p_loop(x, out):
+    for i in range(x.size):
+        out[i] = math.log1p(np.float64(x[i]))
+
+
+@_jit
+def _log1p_grad_loop(x, dout, dx):
+    for i in range(x.size):
+        dx[i] = dout[i] / (1.0 + np.float64(x[i]))
+
+
+@_jit
+def _erf_loop(x, out):
+    for i in range(x.size):
+        out[i] = math.erf(np.float64(x[i]))
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+@_jit
+def _erf_grad_loop(x, dout, dx):
+    for i in range(x.size):
+        v = np.float64(x[i])
+        dx[i] = dout[i] * _TWO_OVER_SQRT_PI * math.exp(-v * v)
+
+
+def _elementwise(loop, x: np.ndarray) -> np.ndarray:
+    out = np.empty(x.shape, dtype=x.dtype)
+    if out.size:
+        loop(np.ascontiguousarray(x).ravel(), out.reshape(-1))
+    return out
+
+
+def _elementwise_grad(loop, x: np.ndarray, dout: np.ndarray) -> np.ndarray:
+    if x.shape != dout.shape:
+        raise ValueError('Out@GRAD shape %s does not match the input shape %s' % (list(dout.shape), list(x.shape)))
+    dx = np.empty(dout.shape, dtype=dout.dtype)
+    if dx.size:
+        loop(np.ascontiguousarray(x).ravel(), np.ascontiguousarray(dout).ravel(), dx.reshape(-1))
+    return dx
+
+
+def log1p_forward(x: np.ndarray) -> np.ndarray:
+    """Paddle op ``log1p``: log(1 + x), accurate for small x."""
+    return _elementwise(_log1p_loop, x)
+
+
+def log1p_backward(x: np.ndarray, dout: np.ndarray) -> np.ndarray:
+    return _elementwise_grad(_log1p_grad_loop, x, dout)
+
+
+def erf_forward(x: np.ndarray) -> np.ndarray:
+    """Paddle op ``erf``: the error function."""
+    return _elementwise(_erf_loop, x)
+
+
+def erf_backward(x: np.ndarray, dout: np.ndarray) -> np.ndarray:
+    return _elementwise_grad(_erf_grad_loop, x, dout)
+
+
+__all__ += ["log1p_forward", "log1p_backward", "erf_forward", "erf_backward"]

@@ -580,3 +580,165 @@ def log_softmax_forward(x: np.ndarray, axis: int = -1) -> np.ndarray:
 def log_softmax_backward(out: np.ndarray, dout: np.ndarray, axis: int = -1) -> np.ndarray:
     """Paddle ``log_softmax_grad`` (reads Out): dx = dout - exp(out) * sum(dout, axis)."""
     return _softmax_backward(out, dout, axis, True)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# logsumexp, reduce_all / reduce_any, and the isfinite family (kept apart from the opcode loops above)
+#
+# - ``logsumexp`` over the (pre, r, post) plan of the reduce ops: ``m + log(sum(exp(x - m)))`` with m the max
+#   of the row, computed in the input dtype as Paddle's kernel does (float64 would differ by an ulp in float32).
+#   A row of -inf gives nan (-inf - -inf), as in Paddle 2.x.
+#   Gradient: ``dout * exp(x - out)``.
+# - ``reduce_all`` / ``reduce_any`` of booleans (other dtypes are read as ``!= 0``); an empty row is True / False.
+# - ``isfinite`` / ``isnan`` / ``isinf`` (Paddle 1.8's ops): one bool [1] for the whole tensor (all finite, any nan,
+#   any inf); the ``*_v2`` ops of Paddle 2.x: elementwise, same shape.
+# ----------------------------------------------------------------------------------------------------------
+
+@_jit
+def _logsumexp_loop(x, out, pre, r, post, zero):
+    for p in range(pre):
+        for q in range(post):
+            base = p * r * post + q
+            m = x[base]
+            for i in range(1, r):
+                v = x[base + i * post]
+                if v > m:
+                    m = v
+            s = zero
+            for i in range(r):
+                s += math.exp(x[base + i * post] - m)
+            out[p * post + q] = math.log(s) + m
+
+
+@_jit
+def _logsumexp_grad_loop(x, out, dout, dx, pre, r, post):
+    for p in range(pre):
+        for q in range(post):
+            base = p * r * post + q
+            o = np.float64(out[p * post + q])
+            d = np.float64(dout[p * post + q])
+            for i in range(r):
+                dx[base + i * post] = d * math.exp(np.float64(x[base + i * post]) - o)
+
+
+@_jit
+def _bool_reduce_loop(x, out, pre, r, post, want_all):
+    for p in range(pre):
+        for q in range(post):
+            base = p * r * post + q
+            acc = want_all
+            for i in range(r):
+                if x[base + i * post] != want_all:
+                    acc = not want_all
+                    break
+            out[p * post + q] = acc
+
+
+def _planned_input(x: np.ndarray, plan: _Plan) -> np.ndarray:
+    return x.ravel() if plan.perm is None else np.ascontiguousarray(x.transpose(plan.perm)).ravel()
+
+
+def logsumexp_forward(x: np.ndarray, dim: DimArg = None, keep_dim: bool = False,
+                      reduce_all: bool = False) -> np.ndarray:
+    """Paddle op ``logsumexp`` (attributes axis, keepdim, reduce_all): log(sum(exp(x))) computed stably."""
+    plan = _plan(x.shape, dim, keep_dim, reduce_all)
+    out = np.empty(plan.out_shape, dtype=x.dtype)
+    if x.dtype.kind != "f":
+        raise TypeError("logsumexp supports float32 and float64 inputs, got %s" % x.dtype)
+    if out.size:
+        if plan.r == 0:
+            out.fill(-np.inf)     # log of an empty sum
+        else:
+            _logsumexp_loop(_planned_input(x, plan), out.reshape(-1), plan.pre, plan.r, plan.post, x.dtype.type(0))
+    return out
+
+
+def logsumexp_backward(x: np.ndarray, out: np.ndarray, dout: np.ndarray, dim: DimArg = None, keep_dim: bool = False,
+                       reduce_all: bool = False) -> np.ndarray:
+    """Paddle op ``logsumexp_grad`` (X, Out, Out@GRAD): ``dout * exp(x - out)`` broadcast over the reduced dims."""
+    plan = _plan(x.shape, dim, keep_dim, reduce_all)
+    if dout.size != plan.pre * plan.post:
+        raise ValueError(f"Out@GRAD shape {list(dout.shape)} does not match Out shape {list(plan.out_shape)}")
+    shape = x.shape if plan.perm is None else tuple(x.shape[i] for i in plan.perm)
+    dx = np.empty(shape, dtype=dout.dtype)
+    if dx.size:
+        _logsumexp_grad_loop(_planned_input(x, plan), out.ravel(), dout.ravel(), dx.reshape(-1), plan.pre, plan.r,
+                             plan.post)
+    return dx if plan.perm is None else np.ascontiguousarray(dx.transpose(plan.inv_perm))
+
+
+def bool_reduce_forward(x: np.ndarray, want_all: bool, dim: DimArg = None, keep_dim: bool = False,
+                        reduce_all: bool = False) -> np.ndarray:
+    """Paddle ops ``reduce_all`` (``want_all``) and ``reduce_any``: a bool tensor of the reduce ops' shape."""
+    plan = _plan(x.shape, dim, keep_dim, reduce_all)
+    x = x if x.dtype == np.bool_ else x != 0
+    out = np.empty(plan.out_shape, dtype=np.bool_)
+    if out.size:
+        _bool_reduce_loop(_planned_input(x, plan), out.reshape(-1), plan.pre, plan.r, plan.post, bool(want_all))
+    return out
+
+
+ISFINITE, ISNAN, ISINF = range(3)
+
+
+@_jit
+def _classify_loop(x, out, kind):
+    for i in range(x.size):
+        v = x[i]
+        if kind == 0:
+            out[i] = not (math.isnan(v) or math.isinf(v))
+        elif kind == 1:
+            out[i] = math.isnan(v)
+        else:
+            out[i] = math.isinf(v)
+
+
+def classify_forward(x: np.ndarray, kind: int) -> np.ndarray:
+    """Paddle 2.x ``isfinite_v2`` / ``isnan_v2`` / ``isinf_v2`` (``kind``: ISFINITE, ISNAN, ISINF), elementwise."""
+    out = np.empty(x.shape, dtype=np.bool_)
+    if x.dtype.kind not in 'fc':       # integers are always finite, never nan or inf
+        out.fill(kind == ISFINITE)
+    elif out.size:
+        _classify_loop(np.ascontiguousarray(x).ravel(), out.reshape(-1), kind)
+    return out
+
+
+def overflow_forward(x: np.ndarray, kind: int) -> np.ndarray:
+    """Paddle 1.8 ``isfinite`` / ``isnan`` / ``isinf``: one bool [1] for the whole tensor (all finite / any nan /
+    any inf)."""
+    flags = classify_forward(x, kind)
+    return np.array([bool(flags.all()) if kind == ISFINITE else bool(flags.any())])
+
+
+__all__ += ["logsumexp_forward", "logsumexp_backward", "bool_reduce_forward", "classify_forward",
+            "overflow_forward", "ISFINITE", "ISNAN", "ISINF"]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# dot and bmm: products, so numpy's (einsum / BLAS matmul, which release the GIL) rather than numba loops
+# ----------------------------------------------------------------------------------------------------------
+
+def dot_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Paddle (<= 2.4) op ``dot``: the sum over the last axis of x * y, that axis kept as 1 ([N, 1] or [1])."""
+    return np.einsum("...i,...i->...", x, y)[..., None].astype(x.dtype, copy=False)
+
+
+def dot_backward(x: np.ndarray, y: np.ndarray, dout: np.ndarray, want_x: bool = True, want_y: bool = True):
+    """Paddle op ``dot_grad``: (dX, dY) = (dout * y, dout * x), dout broadcast along the last axis."""
+    d = dout.reshape(x.shape[:-1] + (1,))
+    return ((y * d).astype(x.dtype, copy=False) if want_x else None,
+            (x * d).astype(y.dtype, copy=False) if want_y else None)
+
+
+def bmm_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Paddle op ``bmm``: [B, M, K] x [B, K, N] -> [B, M, N]."""
+    return np.matmul(x, y)
+
+
+def bmm_backward(x: np.ndarray, y: np.ndarray, dout: np.ndarray, want_x: bool = True, want_y: bool = True):
+    """Paddle op ``bmm_grad``: (dout @ y^T, x^T @ dout) per batch."""
+    return (np.matmul(dout, y.transpose(0, 2, 1)) if want_x else None,
+            np.matmul(x.transpose(0, 2, 1), dout) if want_y else None)
+
+
+__all__ += ["dot_forward", "dot_backward", "bmm_forward", "bmm_backward"]

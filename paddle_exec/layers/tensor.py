@@ -328,7 +328,9 @@ def transpose(x, perm, name=None) -> Variable:
             raise ValueError("Each element in Input(perm) should be less than Input(x)'s dimension, but %d-th element "
                              "in Input(perm) is %d which exceeds Input(x)'s dimension %d."
                              % (idx, perm[idx], len(x.shape)))
-    return _xshape_op(LayerHelper('transpose', name=name), 'transpose2', x, {'axis': perm})
+    # use_mkldnn / use_quantizer set as 1.8's checker sets them: 1.8 rejects a saved transpose2_grad without them
+    return _xshape_op(LayerHelper('transpose', name=name), 'transpose2', x,
+                      {'axis': perm, 'use_mkldnn': False, 'use_quantizer': False})
 
 
 def squeeze(input, axes, name=None) -> Variable:
@@ -383,7 +385,7 @@ def concat(input, axis=0, name=None) -> Variable:
                         "'paddle.fluid.framework.Variable'>), but received %s. " % type(axis))
     helper = LayerHelper('concat', input=input, name=name)
     out = helper.create_variable_for_type_inference(helper.input_dtype())
-    inputs, attrs = {'X': input}, {}
+    inputs, attrs = {'X': input}, {'use_mkldnn': False, 'use_quantizer': False}     # as for transpose2
     if isinstance(axis, Variable):
         axis.stop_gradient = True
         inputs['AxisTensor'] = [axis]
@@ -734,3 +736,348 @@ def select(condition, x, y, name=None) -> Variable:
     cond = cast(condition, x.dtype)
     not_cond = math_layers.scale(cond, scale=-1.0, bias=1.0)
     return math_layers.elementwise_add(math_layers.elementwise_mul(x, cond), math_layers.elementwise_mul(y, not_cond))
+
+
+# =================================================================================================================
+# indexing, creation and math builders with Paddle 1.8's fluid.layers signatures (ops: ops/indexing.py,
+# ops/creation.py, ops/activation.py, ops/reduce.py). Each appends what 1.8.5 appends, names included:
+#   tril / triu        `tril_triu` whose output is the helper's own name (`tril_0`), as 1.8's LayerHelper names it
+#   roll(dims=None)    reshape2 to [-1, 1], `roll` on dim 0, reshape2 back in place (1.8's sequence)
+#   cumsum             attrs axis (-1 when None), exclusive, reverse (no flatten in 1.8)
+#   eye(batch_shape)   `eye`, then one `stack` per batch dim (innermost first)
+#   linspace / range   fill_constant for number arguments; linspace without a dtype attribute (1.8's algorithm)
+#   uniform_random     no dtype attribute (1.8 passes none, so the op's float32 default wins whatever dtype says)
+#   logsumexp          exp, reduce_sum, log (1.8 had no logsumexp op)
+#   has_nan / has_inf  `isnan` / `isinf` reducing the whole tensor to one bool; isfinite likewise
+#   rank               `assign_value` of the static rank (an int32 tensor of shape [])
+# =================================================================================================================
+
+def _named_output(helper, dtype, name=None) -> Variable:
+    """The output Variable: a temporary, or exactly `name` when given (Paddle's create_variable branch)."""
+    if name is None:
+        return helper.create_variable_for_type_inference(dtype)
+    return helper.create_variable(name=name, dtype=dtype, persistable=False)
+
+
+def gather_nd(input, index, name=None) -> Variable:
+    """fluid.layers.gather_nd: `gather_nd`, Out = input[index[..., :k]] (k = index.shape[-1])."""
+    helper = LayerHelper('gather_nd', name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('gather_nd', {'X': [input], 'Index': [index]}, {'Out': [out]})
+    return out
+
+
+def scatter(input, index, updates, name=None, overwrite=True) -> Variable:
+    """fluid.layers.scatter: `scatter` of the rows `updates` into a copy of `input` at `index` (duplicates: the last
+    wins with overwrite, else they are summed after the indexed rows are zeroed)."""
+    helper = LayerHelper('scatter', name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('scatter', {'X': [input], 'Ids': [index], 'Updates': [updates]}, {'Out': [out]},
+                     {'overwrite': overwrite})
+    return out
+
+
+def scatter_nd_add(ref, index, updates, name=None) -> Variable:
+    """fluid.layers.scatter_nd_add: `scatter_nd_add`, `updates` added into a copy of `ref` at `index`."""
+    if ref.dtype != updates.dtype:
+        raise ValueError('ref and updates must have same data type.')
+    helper = LayerHelper('scatter_nd_add', name=name)
+    out = helper.create_variable_for_type_inference(ref.dtype)
+    helper.append_op('scatter_nd_add', {'X': [ref], 'Index': [index], 'Updates': [updates]}, {'Out': [out]})
+    return out
+
+
+def index_select(input, index, dim=0) -> Variable:
+    """fluid.layers.index_select: `index_select` of the slices `index` along `dim`."""
+    from .nn import check_variable_and_dtype
+    check_variable_and_dtype(input, 'x', ['float32', 'float64', 'int32', 'int64'], 'paddle.tensor.search.index_select')
+    check_variable_and_dtype(index, 'index', ['int32', 'int64'], 'paddle.tensor.search.index_select')
+    helper = LayerHelper('index_select')
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('index_select', {'X': [input], 'Index': [index]}, {'Out': [out]}, {'dim': dim})
+    return out
+
+
+def flip(input, dims, name=None) -> Variable:
+    """fluid.layers.flip: `flip` with 1.8's attribute `dims`."""
+    check_variable(input, 'X', 'flip')
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError("The type of 'dims' in flip must be (<class 'list'>, <class 'tuple'>), but received %s. "
+                        % type(dims))
+    assert len(dims) > 0, 'len(dims) must be greater than 0.'
+    helper = LayerHelper('flip', name=name)
+    out = _named_output(helper, input.dtype, name)
+    helper.append_op('flip', {'X': [input]}, {'Out': [out]}, {'dims': list(dims)})
+    return out
+
+
+def roll(input, shifts, dims=None) -> Variable:
+    """fluid.layers.roll: `roll` with attrs shifts / dims; without dims the tensor is reshaped to [-1, 1], rolled on
+    dim 0 and reshaped back in place, as 1.8 does."""
+    helper = LayerHelper('roll')
+    origin_shape = list(input.shape)
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else dims
+    if dims is None:
+        input = reshape(input, shape=[-1, 1])
+        dims = [0]
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('roll', {'X': [input]}, {'Out': [out]}, {'dims': list(dims), 'shifts': shifts})
+    return reshape(out, shape=origin_shape, inplace=True)
+
+
+def tril_triu(op_type: str, x, diagonal, name, arg: str = 'input') -> Variable:
+    """`tril_triu` (lower for tril): the output is named after the helper (`tril_0`) or exactly `name`."""
+    from .nn import check_variable_and_dtype
+    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'int32', 'int64'], op_type)
+    if len(x.shape) < 2:
+        raise ValueError('%s shape in %s must be at least 2-D' % (arg, op_type))
+    if not isinstance(diagonal, int) or isinstance(diagonal, bool):
+        raise TypeError('diagonal in %s must be a python Int' % op_type)
+    helper = LayerHelper(op_type, name=name)
+    out = helper.create_variable(name=helper.name, dtype=x.dtype, persistable=False)
+    helper.append_op('tril_triu', {'X': [x]}, {'Out': [out]}, {'diagonal': diagonal, 'lower': op_type == 'tril'})
+    return out
+
+
+def tril(input, diagonal=0, name=None) -> Variable:
+    """fluid.layers.tril: the lower triangle (j - i <= diagonal) of the last two dims."""
+    return tril_triu('tril', input, diagonal, name)
+
+
+def triu(input, diagonal=0, name=None) -> Variable:
+    """fluid.layers.triu: the upper triangle (j - i >= diagonal) of the last two dims."""
+    return tril_triu('triu', input, diagonal, name)
+
+
+def cumsum(x, axis=None, exclusive=None, reverse=None) -> Variable:
+    """fluid.layers.cumsum: `cumsum` along `axis` (-1 when None)."""
+    helper = LayerHelper('cumsum')
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('cumsum', {'X': [x]}, {'Out': [out]},
+                     {'axis': -1 if axis is None else axis, 'exclusive': bool(exclusive), 'reverse': bool(reverse)})
+    return out
+
+
+def arange(start, end, step=1, dtype=None, name=None) -> Variable:
+    """fluid.layers.arange (1.8): `range`, float32 unless `dtype` is given."""
+    return range(start, end, step, 'float32' if dtype is None else dtype)
+
+
+def eye_op(num_rows, num_columns, dtype, name=None) -> Variable:
+    """The `eye` op (stop_gradient), with Paddle's argument checks."""
+    if not isinstance(num_rows, int) or num_rows < 0:
+        raise TypeError('num_rows should be a non-negative int')
+    if num_columns is not None:
+        if not isinstance(num_columns, int) or num_columns < 0:
+            raise TypeError('num_columns should be a non-negative int')
+    else:
+        num_columns = num_rows
+    helper = LayerHelper('eye', name=name)
+    out = helper.create_variable_for_type_inference(to_var_type(dtype), stop_gradient=True)
+    helper.append_op('eye', {}, {'Out': [out]},
+                     {'num_rows': num_rows, 'num_columns': num_columns, 'dtype': int(to_var_type(dtype))})
+    return out
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype='float32') -> Variable:
+    """fluid.layers.eye: an identity [num_rows, num_columns], stacked over `batch_shape` (one `stack` per dim)."""
+    out = eye_op(num_rows, num_columns, dtype)
+    if batch_shape is not None:
+        if not isinstance(batch_shape, list):
+            raise TypeError('batch_shape should be a list')
+        for batch_val in reversed(batch_shape):
+            if batch_val <= 0:
+                raise TypeError('batch_shape should be a positive int list')
+            out = stack([out] * batch_val, axis=0)
+    return out
+
+
+def linspace(start, stop, num, dtype) -> Variable:
+    """fluid.layers.linspace: `linspace` of `num` values from start to stop (1.8: values accumulated in dtype)."""
+    helper = LayerHelper('linspace')
+    start = start if isinstance(start, Variable) else fill_constant([1], dtype, start)
+    stop = stop if isinstance(stop, Variable) else fill_constant([1], dtype, stop)
+    num = num if isinstance(num, Variable) else fill_constant([1], 'int32', num)
+    out = helper.create_variable_for_type_inference(start.dtype)
+    helper.append_op('linspace', {'Start': [start], 'Stop': [stop], 'Num': [num]}, {'Out': [out]})
+    return out
+
+
+def randint(low, high=None, shape=None, out=None, dtype=None, device=None, stop_gradient=False, seed=0,
+            name=None) -> Variable:
+    """fluid.layers.randint (1.8): integers uniform in [low, high) (high None: [0, low)), int64 by default."""
+    dtype = 'int64' if dtype is None else dtype
+    if convert_dtype(dtype) not in ('int32', 'int64'):
+        raise TypeError("The data type of 'dtype' in randint must be ['int32', 'int64'], but received %s."
+                        % convert_dtype(dtype))
+    shape = [1] if shape is None else shape
+    inputs, attrs = {}, {}
+    _shape_inputs(inputs, attrs, shape, 'randint')
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise ValueError("randint's low must less then high, but received low = %s, high = %s" % (low, high))
+    attrs.update(low=low, high=high, seed=seed)
+    helper = LayerHelper('randint', name=name)
+    if out is None:
+        out = _named_output(helper, to_var_type(dtype), name)
+    attrs['dtype'] = int(out.dtype)
+    out.stop_gradient = stop_gradient
+    helper.append_op('randint', inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def uniform_random(shape, dtype='float32', min=-1.0, max=1.0, seed=0) -> Variable:  # noqa: A002 - Paddle's names
+    """fluid.layers.uniform_random: `uniform_random` in [min, max). 1.8 sets no dtype attribute, so the op's
+    float32 default is what runs (and types the output) even for dtype='float64'."""
+    if convert_dtype(dtype) not in ('float32', 'float64'):
+        raise TypeError("The data type of 'dtype' in uniform_random/rand must be ('float32', 'float64'), but "
+                        'received %s.' % convert_dtype(dtype))
+    inputs, attrs = {}, {'seed': seed, 'min': float(min), 'max': float(max)}
+    _shape_inputs(inputs, attrs, shape, 'uniform_random/rand')
+    helper = LayerHelper('uniform_random')
+    out = helper.create_variable_for_type_inference(to_var_type(dtype))
+    helper.append_op('uniform_random', inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype='float32') -> Variable:
+    """fluid.layers.gaussian_random: `gaussian_random` with attrs mean, std, seed, dtype."""
+    if convert_dtype(dtype) not in ('float32', 'float64'):
+        raise TypeError("The data type of 'dtype' in gaussian_random/randn must be ['float32', 'float64'], but "
+                        'received %s.' % convert_dtype(dtype))
+    inputs = {}
+    attrs = {'mean': float(mean), 'std': float(std), 'seed': seed, 'dtype': int(to_var_type(dtype)),
+             'use_mkldnn': False}
+    _shape_inputs(inputs, attrs, shape, 'gaussian_random/randn')
+    helper = LayerHelper('gaussian_random')
+    out = helper.create_variable_for_type_inference(to_var_type(dtype))
+    helper.append_op('gaussian_random', inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def log1p(x, out=None, name=None) -> Variable:
+    """fluid.layers.log1p: `log1p`, log(1 + x)."""
+    from .nn import check_variable_and_dtype
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'log1p')
+    helper = LayerHelper('log1p', name=name)
+    if out is None:
+        out = _named_output(helper, x.dtype, name)
+    helper.append_op('log1p', {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def erf(x) -> Variable:
+    """fluid.layers.erf: the `erf` op."""
+    from .activation import activation
+    return activation('erf', x)
+
+
+def logsumexp(x, dim=None, keepdim=False, out=None, name=None) -> Variable:
+    """fluid.layers.logsumexp (1.8): exp, reduce_sum and log ops (no logsumexp op in 1.8)."""
+    from . import activation as act
+    from .math import reduce_sum
+    sum_out = reduce_sum(act.exp(x), dim, keepdim)
+    if out is not None:
+        LayerHelper('logsumexp').append_op('log', {'X': [sum_out]}, {'Out': [out]})
+        return out
+    return act.log(sum_out, name)
+
+
+def dot(x, y, name=None) -> Variable:
+    """fluid.layers.dot: `dot`, the sum of x * y over the last axis, kept as 1 ([N, 1] or [1])."""
+    from .nn import check_variable_and_dtype
+    for arg, v in (('x', x), ('y', y)):
+        check_variable_and_dtype(v, arg, ['float32', 'float64', 'int32', 'int64'], 'dot')
+    helper = LayerHelper('dot', name=name)
+    out = _named_output(helper, x.dtype, name)
+    helper.append_op('dot', {'X': [x], 'Y': [y]}, {'Out': [out]})
+    return out
+
+
+def bmm(x, y, name=None) -> Variable:
+    """fluid.layers.bmm: `bmm` of [B, M, K] and [B, K, N]."""
+    x_shape, y_shape = list(x.shape), list(y.shape)
+    if not len(x_shape) == len(y_shape) == 3:
+        raise ValueError("x and y should be 3-dimensional. But received x's dimention: %s, y's dimention: %s"
+                         % (x_shape, y_shape))
+    if x_shape[2] != y_shape[1]:
+        raise ValueError("x's width must be equal with y's height. But received x's shape: %s, y's shape: %s"
+                         % (x_shape, y_shape))
+    helper = LayerHelper('bmm', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('bmm', {'X': [x], 'Y': [y]}, {'Out': [out]})
+    return out
+
+
+def reduce_all(input, dim=None, keep_dim=False, name=None) -> Variable:
+    """fluid.layers.reduce_all: `reduce_all` (dim [0] and reduce_all=True when dim is None or [])."""
+    from .math import reduce_op
+    return reduce_op('reduce_all', input, dim, keep_dim, name)
+
+
+def reduce_any(input, dim=None, keep_dim=False, name=None) -> Variable:
+    """fluid.layers.reduce_any: `reduce_any`, attributes as reduce_all."""
+    from .math import reduce_op
+    return reduce_op('reduce_any', input, dim, keep_dim, name)
+
+
+def isfinite(x) -> Variable:
+    """fluid.layers.isfinite: a bool [1], whether every element of x is finite (`isfinite`)."""
+    from .nn import check_variable_and_dtype
+    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'int32', 'int64'], 'isfinite')
+    helper = LayerHelper('isfinite')
+    out = helper.create_variable_for_type_inference(VarType.BOOL)
+    helper.append_op('isfinite', {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def _overflow(op_type: str, x) -> Variable:
+    helper = LayerHelper(op_type)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def has_nan(x) -> Variable:
+    """fluid.layers.has_nan: a bool [1], whether x holds a nan (`isnan`)."""
+    return _overflow('isnan', x)
+
+
+def has_inf(x) -> Variable:
+    """fluid.layers.has_inf: a bool [1], whether x holds an inf (`isinf`)."""
+    return _overflow('isinf', x)
+
+
+def size(input) -> Variable:
+    """fluid.layers.size: the element count, an int64 [1] tensor (the `size` op)."""
+    check_variable(input, 'input', 'size')
+    helper = LayerHelper('size')
+    out = helper.create_variable_for_type_inference(VarType.INT64)
+    helper.append_op('size', {'Input': [input]}, {'Out': [out]})
+    return out
+
+
+def rank(input) -> Variable:
+    """fluid.layers.rank: the static rank of `input` as an int32 tensor of shape [] (`assign_value`)."""
+    check_variable(input, 'input', 'rank')
+    return assign(np.array(len(input.shape), 'int32'))
+
+
+def is_empty(x, cond=None) -> Variable:
+    """fluid.layers.is_empty: a bool [1], whether x has no elements at run time (`is_empty`)."""
+    check_variable(x, 'x', 'is_empty')
+    helper = LayerHelper('is_empty')
+    if cond is None:
+        cond = helper.create_variable_for_type_inference(VarType.BOOL, stop_gradient=True)
+    elif len(cond.shape) != 1 or cond.shape[0] != 1:
+        raise TypeError('cond of is_empty must be a bool Variable of shape [1], but received shape %s'
+                        % list(cond.shape))
+    helper.append_op('is_empty', {'X': [x]}, {'Out': [cond]})
+    return cond
+
+
+__all__ += ['gather_nd', 'scatter', 'scatter_nd_add', 'index_select', 'flip', 'roll', 'tril', 'triu', 'cumsum',
+            'arange', 'eye', 'linspace', 'randint', 'uniform_random', 'gaussian_random', 'log1p', 'erf', 'logsumexp',
+            'dot', 'bmm', 'reduce_all', 'reduce_any', 'isfinite', 'has_nan', 'has_inf', 'size', 'rank', 'is_empty']

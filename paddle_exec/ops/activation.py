@@ -317,3 +317,25 @@ def _clip_grad_kernel(spec):
 
 __all__ = ['ACTIVATIONS', 'unary_kernel', 'unary_forward', 'unary_backward', 'paddle_attr_constants',
            'same_shape_as_x', 'declared_dtype']
+
+
+# --- log1p and erf (Paddle 2.x's log1p has no attributes; 1.8's carried use_cudnn / use_mkldnn) -------------------
+# Loops of their own in kernels/activation.py; both gradients read X.
+
+_SEPARATE_UNARY = {'log1p': (K.log1p_forward, K.log1p_backward, _CUDNN), 'erf': (K.erf_forward, K.erf_backward, {})}
+
+for _t, (_, _, _attrs) in _SEPARATE_UNARY.items():
+    defop(_t, ['X'], ['Out'], _attrs, grad=_grad_spec('x'))
+    shape_rule(_t)(same_shape_as_x)
+
+
+@kernel_rule(*_SEPARATE_UNARY)
+def _separate_unary_kernel(spec):
+    forward = _SEPARATE_UNARY[spec.type][0]
+    return lambda x: (forward(x),)
+
+
+@kernel_rule(*(t + '_grad' for t in _SEPARATE_UNARY))
+def _separate_unary_grad_kernel(spec):
+    backward = _SEPARATE_UNARY[spec.type[:-len('_grad')]][1]
+    return lambda x, dout: (backward(x, dout),)

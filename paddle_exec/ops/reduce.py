@@ -137,3 +137,161 @@ def _softmax_grad_kernel(spec):
 
 
 __all__ = ['normalized_dims', 'reduce_out_shape']
+
+
+# --- logsumexp (attributes axis, keepdim, reduce_all: not the reduce ops' names) ------------------------------------
+
+defop('logsumexp', ['X'], ['Out'], {'axis': [0], 'keepdim': False, 'reduce_all': False},
+      grad=GradSpec(('X', 'Out', 'Out@GRAD'), ('X@GRAD',)))
+
+
+def _logsumexp_dims(attr):
+    axis = attr('axis')
+    axis = (axis,) if isinstance(axis, int) else tuple(axis or ())
+    return axis, bool(attr('keepdim')), bool(attr('reduce_all')) or not axis
+
+
+@shape_rule('logsumexp')
+def _logsumexp_shape(ctx):
+    axis, keepdim, reduce_all = _logsumexp_dims(ctx.attr)
+    ctx.set_output('Out', reduce_out_shape('logsumexp', ctx.in_shape('X'), axis, keepdim, reduce_all),
+                   ctx.in_dtype('X'))
+
+
+@kernel_rule('logsumexp')
+def _logsumexp_kernel(spec):
+    dims = _logsumexp_dims(spec.attr)
+    return lambda x: (KR.logsumexp_forward(x, *dims),)
+
+
+@kernel_rule('logsumexp_grad')
+def _logsumexp_grad_kernel(spec):
+    dims = _logsumexp_dims(spec.attr)
+    return lambda x, out, dout: (KR.logsumexp_backward(x, out, dout, *dims),)
+
+
+# --- reduce_all / reduce_any: bool reductions with the reduce ops' attributes, no gradient ----------------------------
+
+_BOOL_REDUCE = {'reduce_all': True, 'reduce_any': False}
+for _t in _BOOL_REDUCE:
+    defop(_t, ['X'], ['Out'], _REDUCE_ATTRS)
+
+
+def _bool_reduce_shape(ctx):
+    xs = ctx.in_shape('X')
+    ctx.set_output('Out', reduce_out_shape(ctx.op.type, xs, ctx.attr('dim'), ctx.attr('keep_dim'),
+                                           ctx.attr('reduce_all')), VarType.BOOL)
+
+
+for _t in _BOOL_REDUCE:
+    shape_rule(_t)(_bool_reduce_shape)
+
+
+@kernel_rule(*_BOOL_REDUCE)
+def _bool_reduce_kernel(spec):
+    want_all = _BOOL_REDUCE[spec.type]
+    dims, keep_dim, reduce_all = _kernel_dims(spec)
+    return lambda x: (KR.bool_reduce_forward(x, want_all, dims, keep_dim, reduce_all),)
+
+
+# --- isfinite / isnan / isinf (1.8: one bool for the whole tensor) and their 2.x *_v2 (elementwise) -----------------
+
+_CLASSIFY = {'isfinite': KR.ISFINITE, 'isnan': KR.ISNAN, 'isinf': KR.ISINF}
+for _t in _CLASSIFY:
+    defop(_t, ['X'], ['Out'])
+    defop(_t + '_v2', ['X'], ['Out'])
+
+
+def _overflow_shape(ctx):
+    # Paddle 1.8's builders declare has_nan / has_inf's output with X's dtype; the kernel writes a bool, so the
+    # variable is typed by what it holds
+    ctx.set_output('Out', (1,), VarType.BOOL)
+
+
+def _classify_shape(ctx):
+    ctx.set_output('Out', ctx.in_shape('X'), VarType.BOOL)
+
+
+for _t, _kind in _CLASSIFY.items():
+    shape_rule(_t)(_overflow_shape)
+    shape_rule(_t + '_v2')(_classify_shape)
+    kernel_rule(_t)(lambda spec, kind=_kind: (lambda x: (KR.overflow_forward(x, kind),)))
+    kernel_rule(_t + '_v2')(lambda spec, kind=_kind: (lambda x: (KR.classify_forward(x, kind),)))
+
+
+# --- dot and bmm: products reduced over the last axis (numpy's BLAS for bmm) ------------------------------------------
+
+defop('dot', ['X', 'Y'], ['Out'], grad=GradSpec(('X', 'Y', 'Out@GRAD'), ('X@GRAD', 'Y@GRAD')))
+defop('bmm', ['X', 'Y'], ['Out'], grad=GradSpec(('X', 'Y', 'Out@GRAD'), ('X@GRAD', 'Y@GRAD')))
+
+
+def _shapes_match(a, b) -> bool:
+    return len(a) == len(b) and all(p < 0 or q < 0 or p == q for p, q in zip(a, b))
+
+
+@shape_rule('dot')
+def _dot_shape(ctx):
+    xs, ys = ctx.in_shape('X'), ctx.in_shape('Y')
+    if len(xs) not in (1, 2):
+        raise ValueError('ShapeError: The dimensions of input tensor X (%s) should be 1 or 2' % list(xs))
+    if not _shapes_match(xs, ys):
+        raise ValueError('ShapeError: The shape of input tensor Y: %s should match with input tenosr X: %s'
+                         % (list(ys), list(xs)))
+    # Paddle <= 2.4 keeps the reduced axis as 1: [N, 1] for 2-D inputs, [1] for 1-D
+    ctx.set_output('Out', tuple(xs[:-1]) + (1,), ctx.in_dtype('X'))
+
+
+@kernel_rule('dot')
+def _dot_kernel(spec):
+    def run(x, y):
+        if x.shape != y.shape:
+            raise ValueError('ShapeError: The shape of input tensor Y: %s should match with input tenosr X: %s'
+                             % (list(y.shape), list(x.shape)))
+        return (KR.dot_forward(x, y),)
+    return run
+
+
+@kernel_rule('dot_grad')
+def _dot_grad_kernel(spec):
+    want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
+
+    def run(x, y, dout):
+        return KR.dot_backward(x, y, dout, want_x, want_y)
+    return run
+
+
+@shape_rule('bmm')
+def _bmm_shape(ctx):
+    xs, ys = ctx.in_shape('X'), ctx.in_shape('Y')
+    if len(xs) != 3:
+        raise ValueError("Input(X) of BmmOp must be 3-dimensional in BmmOp, but received X's shape: [%s]"
+                         % ', '.join(map(str, xs)))
+    if len(ys) != 3:
+        raise ValueError("Input(Y) of BmmOp must be 3-dimensional in BmmOp, but received Y's shape: [%s]"
+                         % ', '.join(map(str, ys)))
+    if xs[0] >= 0 and ys[0] >= 0 and xs[0] != ys[0]:
+        raise ValueError("Input(X) and Input(Y) must have the same batch size in BmmOp, but received X's batch "
+                         "size: [%s],Y's batch size [%s]" % (xs[0], ys[0]))
+    if xs[2] >= 0 and ys[1] >= 0 and xs[2] != ys[1]:
+        raise ValueError("Input(X)'s width must be equal with Input(Y)'s height in BmmOp, but receive X's width: "
+                         "[%s],Y's height: [%s]." % (xs[2], ys[1]))
+    ctx.set_output('Out', (xs[0], xs[1], ys[2]), ctx.in_dtype('X'))
+
+
+@kernel_rule('bmm')
+def _bmm_kernel(spec):
+    def run(x, y):
+        if x.ndim != 3 or y.ndim != 3 or x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]:
+            raise ValueError('bmm: X %s and Y %s must be [B, M, K] and [B, K, N]' % (list(x.shape), list(y.shape)))
+        return (KR.bmm_forward(x, y),)
+    return run
+
+
+@kernel_rule('bmm_grad')
+def _bmm_grad_kernel(spec):
+    want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
+
+    def run(x, y, dout):
+        return KR.bmm_backward(x, y, dout, want_x, want_y)
+    return run
+

@@ -678,7 +678,10 @@ def transpose_axis(axis, rank: int) -> tuple:
 
 defop('transpose', ['X'], ['Out'], {'axis': [], 'data_format': 'AnyLayout'},
       grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
-defop('transpose2', ['X'], ['Out', 'XShape'], {'axis': [], 'data_format': 'AnyLayout'}, dispensable=['XShape'],
+# use_mkldnn / use_quantizer: unused here; declared (and set by the builders) as Paddle 1.8 declares them, since
+# 1.8 refuses a saved transpose2_grad / concat_grad without them
+defop('transpose2', ['X'], ['Out', 'XShape'],
+      {'axis': [], 'use_mkldnn': False, 'data_format': 'AnyLayout', 'use_quantizer': False}, dispensable=['XShape'],
       grad=GradSpec(('XShape', 'Out@GRAD'), ('X@GRAD',)))
 
 
@@ -723,7 +726,8 @@ for _t in ('reshape2', 'squeeze2', 'unsqueeze2', 'flatten2', 'flatten_contiguous
 # concat, split, stack, unstack
 # =================================================================================================================
 
-defop('concat', ['X', 'AxisTensor'], ['Out'], {'axis': 0}, duplicable=['X'], dispensable=['AxisTensor'],
+defop('concat', ['X', 'AxisTensor'], ['Out'], {'axis': 0, 'use_mkldnn': False, 'use_quantizer': False},
+      duplicable=['X'], dispensable=['AxisTensor'],
       grad=GradSpec(('X', 'Out@GRAD', 'AxisTensor'), ('X@GRAD',)))
 
 

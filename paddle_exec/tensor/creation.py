@@ -80,3 +80,70 @@ def assign(x, output=None) -> Variable:
     if not isinstance(x, Variable):
         x = np.array(x)
     return _layers.assign(x, output, _fp64_to_fp32=True)
+
+
+# --- triangles, eye, linspace, randint (Paddle 2.4's static-mode builders) -------------------------------------------
+
+def tril(x, diagonal=0, name=None) -> Variable:
+    """`tril_triu` (lower): the output is named `tril_N`, or exactly `name`."""
+    return _layers.tril_triu('tril', x, diagonal, name, arg='x')
+
+
+def triu(x, diagonal=0, name=None) -> Variable:
+    """`tril_triu` (upper): the output is named `triu_N`, or exactly `name`."""
+    return _layers.tril_triu('triu', x, diagonal, name, arg='x')
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None) -> Variable:
+    """`eye` [num_rows, num_columns] (square when num_columns is None), float32 unless `dtype` says otherwise."""
+    return _layers.eye_op(num_rows, num_columns, 'float32' if dtype is None else dtype, name)
+
+
+def linspace(start, stop, num, dtype=None, name=None) -> Variable:
+    """`linspace` with the 2.x `dtype` attribute (float32 by default): force_cpu fill_constants for number
+    arguments; the output shape is [num] when num is an int."""
+    from ..framework.dtype import convert_dtype
+    dtype = to_var_type('float32' if dtype is None else dtype)
+    if not isinstance(num, Variable) and (not isinstance(num, int) or isinstance(num, bool)):
+        raise TypeError("The type of 'num' in linspace must be int, but received %s." % type(num))
+    t_start = start if isinstance(start, Variable) else _layers.fill_constant([1], dtype, start, force_cpu=True)
+    t_stop = stop if isinstance(stop, Variable) else _layers.fill_constant([1], dtype, stop, force_cpu=True)
+    t_num = num if isinstance(num, Variable) else _layers.fill_constant([1], 'int32', num, force_cpu=True)
+    start_dtype, stop_dtype, out_dtype = (convert_dtype(t_start.dtype), convert_dtype(t_stop.dtype),
+                                          convert_dtype(dtype))
+    if (('float64' in (start_dtype, stop_dtype) and out_dtype in ('float32', 'int32'))
+            or ('int64' in (start_dtype, stop_dtype) and out_dtype == 'int32')):
+        raise ValueError('The dtype of start/stop is %s/%s but the attr(dtype) of linspace is %s, which may cause '
+                         'data type overflows. Please reset attr(dtype) of linspace.'
+                         % (start_dtype, stop_dtype, out_dtype))
+    helper = LayerHelper('linspace', name=name)
+    out = helper.create_variable_for_type_inference(dtype)
+    helper.append_op('linspace', {'Start': [t_start], 'Stop': [t_stop], 'Num': [t_num]}, {'Out': [out]},
+                     {'dtype': int(dtype)})
+    if isinstance(num, int):
+        out.shape = [num]
+    return out
+
+
+def randint(low=0, high=None, shape=[1], dtype=None, name=None) -> Variable:  # noqa: B006 - Paddle's default
+    """`randint` in [low, high) (high None: [0, low)), int64 unless `dtype` is int32; stop_gradient."""
+    from ..framework.dtype import convert_dtype
+    if high is None:
+        if low <= 0:
+            raise ValueError('If high is None, low must be greater than 0, but received low = %s.' % low)
+        low, high = 0, low
+    dtype = to_var_type('int64' if dtype is None else dtype)
+    if low >= high:
+        raise ValueError("randint's low must less then high, but received low = %s, high = %s" % (low, high))
+    if convert_dtype(dtype) not in ('int32', 'int64'):
+        raise TypeError("The data type of 'dtype' in randint must be ['int32', 'int64'], but received %s."
+                        % convert_dtype(dtype))
+    inputs, attrs = {}, {'low': low, 'high': high, 'seed': 0, 'dtype': int(dtype)}
+    _layers._shape_inputs(inputs, attrs, shape, 'randint')
+    helper = LayerHelper('randint', name=name)
+    out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op('randint', inputs, {'Out': [out]}, attrs)
+    return out
+
+
+__all__ += ['tril', 'triu', 'eye', 'linspace', 'randint']

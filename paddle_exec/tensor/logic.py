@@ -25,3 +25,12 @@ def is_empty(x, name=None) -> Variable:
 def is_tensor(x) -> bool:
     """In static mode a tensor is a Variable."""
     return isinstance(x, Variable)
+
+
+def rank(input) -> Variable:
+    """paddle.rank: the static rank of `input` as an int32 tensor of shape [] (`assign_value`)."""
+    from ..layers.tensor import rank as _rank
+    return _rank(input)
+
+
+__all__ += ['rank']

@@ -160,3 +160,51 @@ def flip(x, axis, name=None) -> Variable:
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op('flip', {'X': [x]}, {'Out': [out]}, {'axis': list(axis)})
     return out
+
+
+# --- indexing (Paddle 2.4's static-mode builders) --------------------------------------------------------------------
+
+def gather_nd(x, index, name=None) -> Variable:
+    """`gather_nd`: x[index[..., :k]], shape index.shape[:-1] + x.shape[k:]."""
+    return _layers.gather_nd(x, index, name)
+
+
+def scatter(x, index, updates, overwrite=True, name=None) -> Variable:
+    """`scatter` of the rows `updates` at `index` (a 1-D int tensor); overwrite=False sums duplicates."""
+    return _layers.scatter(x, index, updates, name, overwrite)
+
+
+def scatter_nd_add(x, index, updates, name=None) -> Variable:
+    """`scatter_nd_add`: `updates` added into a copy of `x` at the coordinates `index[..., :k]`."""
+    return _layers.scatter_nd_add(x, index, updates, name)
+
+
+def roll(x, shifts, axis=None, name=None) -> Variable:
+    """`roll` with attrs shifts and axis (empty: the flattened tensor rolls); a Variable `shifts` is ShiftsTensor."""
+    _layers.check_variable(x, 'x', 'roll')
+    rank = len(x.shape)
+    shifts = [shifts] if isinstance(shifts, int) else shifts
+    axis = [axis] if isinstance(axis, int) else axis
+    if axis is not None:
+        for a in axis:
+            if a >= rank or a < -rank:
+                raise ValueError('axis is out of range, it should be in range [%d, %d), but received %s'
+                                 % (-rank, rank, axis))
+    else:
+        axis = []
+    if not isinstance(axis, (list, tuple)):
+        raise TypeError("The type of 'axis' in roll must be (<class 'list'>, <class 'tuple'>), but received %s. "
+                        % type(axis))
+    helper = LayerHelper('roll', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    if isinstance(shifts, Variable):
+        helper.append_op('roll', {'X': [x], 'ShiftsTensor': [shifts]}, {'Out': [out]}, {'axis': list(axis)})
+    else:
+        if not isinstance(shifts, (list, tuple)):
+            raise TypeError("The type of 'shifts' in roll must be (<class 'list'>, <class 'tuple'>), but received "
+                            '%s. ' % type(shifts))
+        helper.append_op('roll', {'X': [x]}, {'Out': [out]}, {'axis': list(axis), 'shifts': list(shifts)})
+    return out
+
+
+__all__ += ['gather_nd', 'scatter', 'scatter_nd_add', 'roll']

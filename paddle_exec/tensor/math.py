@@ -313,3 +313,118 @@ def logical_xor(x, y, out=None, name=None):
 def logical_not(x, out=None, name=None):
     return _math.logical_op('logical_not', x, None, out, name)
 
+
+
+# --- cumsum, log1p, erf, logsumexp, dot, bmm, all / any, isfinite / isnan / isinf (Paddle 2.4's builders) -----------
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    """paddle.cumsum: `cumsum` along `axis`, or of the flattened tensor (flatten=True) when axis is None; a `cast`
+    first when `dtype` differs from x's."""
+    if dtype is not None and to_var_type(dtype) != x.dtype:
+        from .manipulation import cast
+        x = cast(x, dtype)
+    helper = LayerHelper('cumsum', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    attrs = {'flatten': axis is None}
+    if axis is not None:
+        attrs['axis'] = axis
+    helper.append_op('cumsum', {'X': [x]}, {'Out': [out]}, attrs)
+    return out
+
+
+def log1p(x, name=None):
+    """paddle.log1p: the `log1p` op, log(1 + x)."""
+    check_variable_and_dtype(x, 'x', ('float32', 'float64'), 'log1p')
+    helper = LayerHelper('log1p', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('log1p', {'X': [x]}, {'Out': [out]})
+    return out
+
+
+erf = _unary_api('erf')
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None):
+    """paddle.logsumexp: the `logsumexp` op (attrs axis, keepdim, reduce_all; axis [0] with reduce_all when
+    axis is None or names every dim)."""
+    axis = [axis] if isinstance(axis, int) else axis
+    reduce_all = axis is None or len(axis) == 0 or len(axis) == len(x.shape)
+    if axis is None or len(axis) == 0:
+        axis = [0]
+    check_variable_and_dtype(x, 'x', ('float32', 'float64'), 'logsumexp')
+    helper = LayerHelper('logsumexp', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('logsumexp', {'X': [x]}, {'Out': [out]},
+                     {'axis': list(axis), 'keepdim': keepdim, 'reduce_all': reduce_all})
+    return out
+
+
+def dot(x, y, name=None):
+    """paddle.dot: the `dot` op ([N, 1] for 2-D inputs, [1] for 1-D in Paddle <= 2.4)."""
+    from ..layers.tensor import dot as _dot
+    return _dot(x, y, name)
+
+
+def bmm(x, y, name=None):
+    """paddle.bmm: the `bmm` op of [B, M, K] and [B, K, N]."""
+    x_shape, y_shape = list(x.shape), list(y.shape)
+    if not len(x_shape) == len(y_shape) == 3:
+        raise ValueError("x and y should be 3-dimensional. But received x's dimention: %s, y's dimention: %s"
+                         % (x_shape, y_shape))
+    if x_shape[2] != y_shape[1]:
+        raise ValueError("x's width must be equal with y's height. But received x's shape: %s, y's shape: %s"
+                         % (x_shape, y_shape))
+    if x_shape[0] != y_shape[0]:
+        raise ValueError("x's batch (shape[0]) must be equal with y's batch (shape[0]). But received x's shape: %s, "
+                         "y's shape: %s" % (x_shape, y_shape))
+    helper = LayerHelper('bmm', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('bmm', {'X': [x], 'Y': [y]}, {'Out': [out]})
+    return out
+
+
+def _bool_reduce(op_type: str, api: str, x, axis, keepdim, name):
+    axis = [axis] if axis is not None and not isinstance(axis, (list, tuple)) else axis
+    reduce_all = not axis or len(axis) == len(x.shape)
+    check_variable_and_dtype(x, 'x', ('bool',), api)
+    helper = LayerHelper(api, name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, {'X': [x]}, {'Out': [out]},
+                     {'dim': list(axis) if axis else [0], 'keep_dim': keepdim, 'reduce_all': reduce_all})
+    return out
+
+
+def all(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
+    """paddle.all: `reduce_all` of a bool tensor (helper `all`; dim [0] with reduce_all when axis is None)."""
+    return _bool_reduce('reduce_all', 'all', x, axis, keepdim, name)
+
+
+def any(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
+    """paddle.any: `reduce_any` of a bool tensor (helper `any`)."""
+    return _bool_reduce('reduce_any', 'any', x, axis, keepdim, name)
+
+
+def _classify(op_type: str, x, name):
+    check_variable_and_dtype(x, 'x', ('float16', 'float32', 'float64', 'int32', 'int64'), op_type[:-3])
+    helper = LayerHelper(op_type, name=name)
+    out = helper.create_variable_for_type_inference(to_var_type('bool'))
+    helper.append_op(op_type, {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def isfinite(x, name=None):
+    """paddle.isfinite: `isfinite_v2`, elementwise bool."""
+    return _classify('isfinite_v2', x, name)
+
+
+def isnan(x, name=None):
+    """paddle.isnan: `isnan_v2`, elementwise bool."""
+    return _classify('isnan_v2', x, name)
+
+
+def isinf(x, name=None):
+    """paddle.isinf: `isinf_v2`, elementwise bool."""
+    return _classify('isinf_v2', x, name)
+
+
+__all__ += ['cumsum', 'log1p', 'erf', 'logsumexp', 'dot', 'bmm', 'all', 'any', 'isfinite', 'isnan', 'isinf']

@@ -81,3 +81,17 @@ def nonzero(x, as_tuple=False):
         return (out,)
     return tuple(_layers.slice(out, axes=[1], starts=[i], ends=[i + 1]) for i in range(rank))
 
+
+
+def index_select(x, index, axis=0, name=None) -> Variable:
+    """`index_select` of the slices `index` (int32/int64, 1-D) along `axis` (attribute `dim`)."""
+    from ..layers.nn import check_variable_and_dtype
+    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'int32', 'int64'], 'paddle.tensor.search.index_select')
+    check_variable_and_dtype(index, 'index', ['int32', 'int64'], 'paddle.tensor.search.index_select')
+    helper = LayerHelper('index_select', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('index_select', {'X': [x], 'Index': [index]}, {'Out': [out]}, {'dim': axis})
+    return out
+
+
+__all__ += ['index_select']

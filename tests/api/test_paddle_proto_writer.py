@@ -341,3 +341,20 @@ def test_model_saved_here_gives_real_paddles_numbers(style, tmp_path):
         program, _, fetch_targets = static.load_inference_model(path, exe, params_filename=params)
         got, = exe.run(program, feed=feed, fetch_list=fetch_targets)
     np.testing.assert_allclose(got, REAL_PADDLE_OUT, rtol=1e-6)
+
+
+def test_transpose2_and_concat_grads_carry_the_attributes_paddle_1_8_checks():
+    """1.8.5 refuses to run a saved training program whose transpose2_grad / concat_grad lack use_mkldnn and
+    use_quantizer (Paddle's Python Operator fills them in; paddle_exec's Operator keeps what the builder gives, and
+    grad ops copy the forward's attributes), so the builders set them."""
+    main, startup = fluid.Program(), fluid.Program()
+    with unique_name.guard(), fluid.program_guard(main, startup):
+        w = fluid.layers.create_parameter([2, 3], 'float32')
+        v = fluid.layers.create_parameter([3, 2], 'float32')
+        h = fluid.layers.concat([fluid.layers.transpose(w, [1, 0]), v], axis=0)
+        fluid.backward.append_backward(fluid.layers.mean(h))
+    ops = {op.type: op for op in main.global_block().ops}
+    for op_type in ('transpose2', 'transpose2_grad', 'concat', 'concat_grad'):
+        assert ops[op_type].attr('use_mkldnn') is False and ops[op_type].attr('use_quantizer') is False, op_type
+        encoded = pw.op_desc(op_type, ops[op_type].inputs, ops[op_type].outputs, ops[op_type].attrs)
+        assert {'use_mkldnn', 'use_quantizer'} <= {a['name'] for a in encoded['attrs']}, op_type
