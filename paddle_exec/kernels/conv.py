@@ -435,3 +435,141 @@ def max_pool2d_with_index_backward(dout, mask, x_shape):
     """Paddle op ``max_pool2d_with_index_grad``: ``dX[mask] += dOut`` per (n, c) plane. Returns dX of ``x_shape``."""
     dout = np.ascontiguousarray(dout)
     return _maxpool_idx_bwd(dout, np.ascontiguousarray(mask, dtype=np.int32), int(x_shape[2]), int(x_shape[3]))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# maxout (Paddle 1.8 math/maxouting.cc): out[n, c, s] = max over g of x[n, c * groups + g, s]; the gradient goes to
+# the FIRST channel of the group equal to the output.
+
+__all__ += ['maxout_forward', 'maxout_backward']
+
+
+@_jit
+def _maxout_fwd(x4):
+    n_, c_, g_, s_ = x4.shape
+    out = np.empty((n_, c_, s_), dtype=x4.dtype)
+    for n in range(n_):
+        for c in range(c_):
+            for s in range(s_):
+                m = x4[n, c, 0, s]
+                for g in range(1, g_):
+                    if x4[n, c, g, s] > m:
+                        m = x4[n, c, g, s]
+                out[n, c, s] = m
+    return out
+
+
+@_jit
+def _maxout_bwd(x4, out3, dout3):
+    n_, c_, g_, s_ = x4.shape
+    dx = np.zeros_like(x4)
+    for n in range(n_):
+        for c in range(c_):
+            for s in range(s_):
+                for g in range(g_):
+                    if x4[n, c, g, s] == out3[n, c, s]:
+                        dx[n, c, g, s] += dout3[n, c, s]
+                        break
+    return dx
+
+
+def _maxout_view(x, groups, axis):
+    """x as [N, C / groups, groups, S] with the channel axis `axis` (1, or the last for channels-last)."""
+    last = axis in (-1, x.ndim - 1) and axis != 1
+    xc = np.ascontiguousarray(np.moveaxis(x, -1, 1)) if last else np.ascontiguousarray(x)
+    n, c = xc.shape[:2]
+    if c % groups:
+        raise ValueError('maxout: the channels (%d) must be divisible by groups (%d)' % (c, groups))
+    return xc.reshape(n, c // groups, groups, -1), xc.shape, last
+
+
+def maxout_forward(x, groups, axis=1):
+    x4, shape, last = _maxout_view(x, groups, axis)
+    out = _maxout_fwd(x4).reshape((shape[0], shape[1] // groups) + shape[2:])
+    return np.ascontiguousarray(np.moveaxis(out, 1, -1)) if last else out
+
+
+def maxout_backward(x, out, dout, groups, axis=1):
+    x4, shape, last = _maxout_view(x, groups, axis)
+    o3, _, _ = _maxout_view(out, 1, axis)
+    d3, _, _ = _maxout_view(np.asarray(dout, dtype=x.dtype), 1, axis)
+    dx = _maxout_bwd(x4, o3.reshape(o3.shape[0], o3.shape[1], -1), d3.reshape(d3.shape[0], d3.shape[1], -1))
+    dx = dx.reshape(shape)
+    return np.ascontiguousarray(np.moveaxis(dx, 1, -1)) if last else dx
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# conv2d_transpose (Paddle conv_transpose_op): the data gradient of a conv2d whose input is the transpose's output.
+#
+# Filter [C_in, C_out / groups, kh, kw]. Paddings resolve as conv2d's against the INPUT size (SAME: pad_sum =
+# max((ceil(in / s) - 1) * s + k - in, 0), dilations reset to 1). Output size (in - 1) * s - pad_a - pad_b +
+# d * (k - 1) + 1, or the given output_size (within [that, that + s)), or that + output_padding.
+
+__all__ += ['conv2d_transpose_output_size', 'conv2d_transpose_forward', 'conv2d_transpose_backward']
+
+
+def conv2d_transpose_output_size(in_size, k, pad_a, pad_b, stride, dilation):
+    return (in_size - 1) * stride - pad_a - pad_b + dilation * (k - 1) + 1
+
+
+def _transpose_geometry(x_shape, w_shape, strides, paddings, dilations, padding_algorithm, output_size,
+                        output_padding):
+    """(out_h, out_w, explicit 4 paddings, dilations) of a conv2d_transpose on an NCHW ``x_shape``."""
+    _, _, h, w = x_shape
+    kh, kw = w_shape[2], w_shape[3]
+    sh, sw = _pair(strides, 'strides')
+    dh, dw = _pair(dilations, 'dilations')
+    pads = resolve_paddings(paddings, padding_algorithm, (h, w), (kh, kw), (sh, sw))
+    if padding_algorithm == 'SAME':
+        dh = dw = 1
+    out = [conv2d_transpose_output_size(h, kh, pads[0], pads[1], sh, dh),
+           conv2d_transpose_output_size(w, kw, pads[2], pads[3], sw, dw)]
+    if output_size:
+        want = [int(v) for v in (output_size if len(output_size) == 2 else list(output_size) * 2)]
+        for i, s in enumerate((sh, sw)):
+            if not out[i] <= want[i] < out[i] + s:
+                raise ValueError('conv2d_transpose: output_size %s must be within [%d, %d) on dim %d (the inferred '
+                                 'size and that plus the stride)' % (want, out[i], out[i] + s, i))
+        out = want
+    elif output_padding:
+        op = [int(v) for v in output_padding]
+        out = [out[0] + op[0], out[1] + op[-1]]
+    return out[0], out[1], list(pads), (dh, dw)
+
+
+def conv2d_transpose_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
+                             padding_algorithm='EXPLICIT', data_format='NCHW', output_size=(), output_padding=()):
+    """Paddle op ``conv2d_transpose`` (Input, Filter -> Output); the bias is a separate elementwise_add."""
+    x = _to_nchw(np.ascontiguousarray(x), data_format)
+    w = np.asarray(w, dtype=x.dtype)
+    groups = int(groups) or 1
+    n, c_in, h, wd = x.shape
+    if w.shape[0] != c_in or c_in % groups:
+        raise ValueError('conv2d_transpose: input channels %d, filter %s and groups %d do not match'
+                         % (c_in, list(w.shape), groups))
+    oh, ow, pads, dil = _transpose_geometry(x.shape, w.shape, strides, paddings, dilations, padding_algorithm,
+                                            output_size, output_padding)
+    c_out = w.shape[1] * groups
+    g = _conv_geometry((n, c_out, oh, ow), w.shape, strides, pads, dil, groups, 'EXPLICIT')
+    m = c_in // groups
+    k = w.shape[1] * w.shape[2] * w.shape[3]
+    x3 = np.ascontiguousarray(x.reshape(n, c_in, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
+    col = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), x3).reshape(groups * k, -1)
+    return _from_nchw(_col2im(col, n, c_out, oh, ow, *g), data_format)
+
+
+def conv2d_transpose_backward(x, w, dout, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
+                              padding_algorithm='EXPLICIT', data_format='NCHW', need_input=True, need_filter=True):
+    """Paddle op ``conv2d_transpose_grad``: ``(dInput, dFilter)`` -- a conv2d of dOutput, and that conv2d's filter
+    gradient against the input."""
+    xc = _to_nchw(np.ascontiguousarray(x), data_format)
+    dc = _to_nchw(np.ascontiguousarray(dout, dtype=xc.dtype), data_format)
+    w = np.asarray(w, dtype=xc.dtype)
+    pads = resolve_paddings(paddings, padding_algorithm, xc.shape[2:], w.shape[2:], _pair(strides, 'strides'))
+    dil = (1, 1) if padding_algorithm == 'SAME' else dilations
+    dx = dw = None
+    if need_input:
+        dx = _from_nchw(conv2d_forward(dc, w, strides, list(pads), dil, groups), data_format)
+    if need_filter:
+        dw = conv2d_backward(dc, w, xc, strides, list(pads), dil, groups, need_input=False)[1]
+    return dx, dw

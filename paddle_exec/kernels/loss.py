@@ -403,3 +403,164 @@ def log_loss_backward(predicted, label, dloss, epsilon=1e-4):
     z = np.ascontiguousarray(label, dtype=p.dtype).reshape(-1)
     d = np.ascontiguousarray(dloss, dtype=p.dtype).reshape(-1)
     return _log_loss_bwd(p.reshape(-1), z, d, p.dtype.type(epsilon)).reshape(p.shape)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# smooth_l1_loss, kldiv_loss, label_smooth (Paddle 1.8 smooth_l1_loss_op.h, kldiv_loss_op.h, label_smooth_op.h)
+#
+# - smooth_l1_loss: per row of x viewed as [N, rest], diff = (x - y) * inside_weight; each element gives
+#   0.5 * d^2 * sigma^2 when |d| < 1 / sigma^2, else |d| - 0.5 / sigma^2 (sigma^2 = sigma * sigma in the input's
+#   type, the comparisons in double), times outside_weight; Out[N, 1] is the row sum. The weights count only when
+#   both are given. Gradient: dOut * (sigma^2 * d if |d| < 1 / sigma^2 else sign(d)) * inside * outside weight;
+#   dY = -dX.
+# - kldiv_loss: target * (log(target) - x) where target > 0, else 0 (1.8.5 gives 0 for a zero target);
+#   reduction 'none' keeps the shape, 'sum' / 'mean' / 'batchmean' (sum / N) give [1]. Gradient -target * dLoss
+#   where target > 0, divided by the element count for 'mean' and by N for 'batchmean'.
+# - label_smooth: (1 - eps) * x + eps / K (K the last dim), or + eps * prior_dist when given; d = (1 - eps) * dOut.
+
+__all__ += ['smooth_l1_loss_forward', 'smooth_l1_loss_backward', 'kldiv_loss_forward', 'kldiv_loss_backward',
+            'label_smooth_forward', 'label_smooth_backward']
+
+
+@_jit
+def _smooth_l1_fwd(x2, y2, iw2, ow2, has_weight, sigma2):
+    n, m = x2.shape
+    diff = np.empty_like(x2)
+    out = np.zeros((n, 1), dtype=x2.dtype)
+    inv = 1.0 / np.float64(sigma2)
+    for i in range(n):
+        acc = x2.dtype.type(0)
+        for j in range(m):
+            d = x2[i, j] - y2[i, j]
+            if has_weight:
+                d = d * iw2[i, j]
+            diff[i, j] = d
+            a = abs(d)
+            if a < inv:
+                e = x2.dtype.type(0.5 * d * d * sigma2)
+            else:
+                e = x2.dtype.type(a - 0.5 * inv)
+            if has_weight:
+                e = e * ow2[i, j]
+            acc += e
+        out[i, 0] = acc
+    return diff, out
+
+
+@_jit
+def _smooth_l1_bwd(diff2, iw2, ow2, has_weight, sigma2, dout):
+    n, m = diff2.shape
+    dx = np.empty_like(diff2)
+    inv = 1.0 / np.float64(sigma2)
+    for i in range(n):
+        g = dout[i]
+        for j in range(m):
+            d = diff2[i, j]
+            if abs(d) < inv:
+                s = sigma2 * d
+            else:
+                s = diff2.dtype.type((d > 0) - (d < 0))
+            v = g * s
+            if has_weight:
+                v = v * (iw2[i, j] * ow2[i, j])
+            dx[i, j] = v
+    return dx
+
+
+def _rows(a):
+    a = np.ascontiguousarray(a)
+    return a.reshape(a.shape[0], -1)
+
+
+def smooth_l1_loss_forward(x, y, inside_weight=None, outside_weight=None, sigma=1.0):
+    """Paddle op ``smooth_l1_loss``: returns ``(Diff, Out)``; Out is ``[N, 1]``."""
+    has_weight = inside_weight is not None and outside_weight is not None
+    x2 = _rows(x)
+    y2 = _rows(np.asarray(y, dtype=x.dtype))
+    iw = _rows(np.asarray(inside_weight, dtype=x.dtype)) if has_weight else x2
+    ow = _rows(np.asarray(outside_weight, dtype=x.dtype)) if has_weight else x2
+    sigma = x.dtype.type(sigma)
+    diff, out = _smooth_l1_fwd(x2, y2, iw, ow, has_weight, sigma * sigma)
+    return diff.reshape(x.shape), out
+
+
+def smooth_l1_loss_backward(diff, dout, inside_weight=None, outside_weight=None, sigma=1.0):
+    """Paddle op ``smooth_l1_loss_grad``: returns ``dX`` (``dY`` is its negation)."""
+    has_weight = inside_weight is not None and outside_weight is not None
+    d2 = _rows(diff)
+    iw = _rows(np.asarray(inside_weight, dtype=diff.dtype)) if has_weight else d2
+    ow = _rows(np.asarray(outside_weight, dtype=diff.dtype)) if has_weight else d2
+    sigma = diff.dtype.type(sigma)
+    g = np.ascontiguousarray(dout, dtype=diff.dtype).reshape(-1)
+    return _smooth_l1_bwd(d2, iw, ow, has_weight, sigma * sigma, g).reshape(diff.shape)
+
+
+@_jit
+def _kldiv_elems(x, t):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        tv = t[i]
+        out[i] = tv * (np.log(tv) - x[i]) if tv > 0 else x.dtype.type(0)
+    return out
+
+
+@_jit
+def _kldiv_grad(t, dloss, scale):
+    dx = np.empty_like(t)
+    expand = t.size // dloss.size
+    for i in range(t.size):
+        tv = t[i]
+        dx[i] = -tv * dloss[i // expand] * scale if tv > 0 else t.dtype.type(0)
+    return dx
+
+
+_KLDIV_REDUCTIONS = ('none', 'batchmean', 'mean', 'sum')
+
+
+def kldiv_loss_forward(x, target, reduction='mean'):
+    """Paddle op ``kldiv_loss``."""
+    if reduction not in _KLDIV_REDUCTIONS:
+        raise ValueError("kldiv_loss: reduction must be one of %s, got %r" % (list(_KLDIV_REDUCTIONS), reduction))
+    elems = _kldiv_elems(np.ascontiguousarray(x).ravel(), np.ascontiguousarray(target, dtype=x.dtype).ravel())
+    if reduction == 'none':
+        return elems.reshape(x.shape)
+    total = elems.sum(dtype=x.dtype)
+    if reduction == 'mean':
+        total = total / x.dtype.type(elems.size)
+    elif reduction == 'batchmean':
+        total = total / x.dtype.type(x.shape[0])
+    return np.array([total], dtype=x.dtype)
+
+
+def kldiv_loss_backward(target, dloss, reduction='mean'):
+    """Paddle op ``kldiv_loss_grad``: ``dX``."""
+    t = np.ascontiguousarray(target)
+    scale = {'mean': 1.0 / t.size, 'batchmean': 1.0 / t.shape[0]}.get(reduction, 1.0)
+    g = np.ascontiguousarray(dloss, dtype=t.dtype).ravel()
+    return _kldiv_grad(t.ravel(), g, t.dtype.type(scale)).reshape(t.shape)
+
+
+@_jit
+def _label_smooth(x2, prior, keep, eps):
+    out = np.empty_like(x2)
+    for i in range(x2.shape[0]):
+        for j in range(x2.shape[1]):
+            out[i, j] = keep * x2[i, j] + eps * prior[j]
+    return out
+
+
+def label_smooth_forward(x, prior_dist=None, epsilon=0.1):
+    """Paddle op ``label_smooth``: the uniform prior is ``eps / K`` in the input's type."""
+    dt = x.dtype.type
+    k = x.shape[-1]
+    x2 = np.ascontiguousarray(x).reshape(-1, k)
+    if prior_dist is None:
+        prior, eps = np.full(k, dt(np.float32(epsilon) / np.float32(k)), x.dtype), dt(1)
+    else:
+        prior, eps = np.ascontiguousarray(prior_dist, dtype=x.dtype).reshape(-1), dt(epsilon)
+    return _label_smooth(x2, prior, dt(np.float32(1) - np.float32(epsilon)), eps).reshape(x.shape)
+
+
+def label_smooth_backward(dout, epsilon=0.1):
+    """Paddle op ``label_smooth_grad``: ``(1 - eps) * dOut``."""
+    return (dout * dout.dtype.type(np.float32(1) - np.float32(epsilon))).astype(dout.dtype, copy=False)

@@ -367,3 +367,330 @@ def _check_impl(impl):
         raise ValueError("dropout_implementation must be 'downgrade_in_infer' or 'upscale_in_train', got %r"
                          % (impl,))
     return impl == 'upscale_in_train'
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# group_norm, instance_norm, norm (l2_normalize), lrn, prelu (Paddle 1.8 CPU kernels)
+#
+# - group_norm: channels split into `groups`; per (sample, group) the mean and the biased variance over the
+#   group's channels and spatial positions; Y = (x - mean) / sqrt(var + eps) * scale[c] + bias[c]; Mean and
+#   Variance are [N, groups] (the variance itself). The gradient op reads Y, not X: x_hat = (y - bias) / scale
+#   (0 where scale is 0), as Paddle's group_norm_grad does. Without a Scale input Paddle's gradient (1.8.5 and
+#   2.6.2 alike) drops the -mean(dy) term of dx: reproduced, since that is what Paddle trains with (fluid's
+#   group_norm has no Scale unless param_attr is given).
+# - instance_norm: group_norm with one channel per group; SavedMean / SavedVariance are [N * C], the latter the
+#   INVERSE standard deviation (as batch_norm's).
+# - both gradients: dx = inv_std * (g - mean(g) - x_hat * mean(g * x_hat)), g = dy * scale, over the group.
+# - norm: Norm = sqrt(sum(x^2, axis) + eps) (keeping the axis), Out = x / Norm.
+# - lrn: MidOut = k + alpha * sum of x^2 over the channels [c - (n-1)/2, c - (n-1)/2 + n) (alpha is not divided
+#   by n), Out = x * MidOut^-beta; its gradient is dOut * MidOut^-beta - 2 alpha beta x sum over the windows
+#   holding the channel of dOut * Out / MidOut.
+# - prelu: x > 0 ? x : alpha * x with alpha per tensor ('all'), channel or element; dAlpha sums x * dOut over
+#   the non-positive elements.
+
+__all__ += ['group_norm_forward', 'group_norm_backward', 'instance_norm_forward', 'instance_norm_backward',
+            'norm_forward', 'norm_backward', 'lrn_forward', 'lrn_backward', 'prelu_forward', 'prelu_backward']
+
+
+@_jit_reduce
+def _gn_fwd(x4, scale, bias, eps):
+    n_, g_, cg, s_ = x4.shape
+    y = np.empty_like(x4)
+    mean = np.empty((n_, g_), dtype=x4.dtype)
+    var = np.empty((n_, g_), dtype=x4.dtype)
+    m = cg * s_
+    for n in range(n_):
+        for g in range(g_):
+            acc = 0.0
+            acc2 = 0.0
+            for c in range(cg):
+                for s in range(s_):
+                    v = np.float64(x4[n, g, c, s])
+                    acc += v
+                    acc2 += v * v
+            mu = acc / m
+            va = max(acc2 / m - mu * mu, 0.0)
+            mean[n, g] = mu
+            var[n, g] = va
+            inv = 1.0 / np.sqrt(va + eps)
+            for c in range(cg):
+                ch = g * cg + c
+                for s in range(s_):
+                    y[n, g, c, s] = (x4[n, g, c, s] - mu) * inv * scale[ch] + bias[ch]
+    return y, mean, var
+
+
+@_jit_reduce
+def _gn_bwd(xhat4, dy4, scale, inv_std, with_mean_term):
+    n_, g_, cg, s_ = xhat4.shape
+    dx = np.empty_like(xhat4)
+    dscale = np.zeros(g_ * cg, dtype=np.float64)
+    dbias = np.zeros(g_ * cg, dtype=np.float64)
+    m = cg * s_
+    for n in range(n_):
+        for g in range(g_):
+            sum_g = 0.0
+            sum_gx = 0.0
+            for c in range(cg):
+                ch = g * cg + c
+                for s in range(s_):
+                    d = np.float64(dy4[n, g, c, s])
+                    xh = np.float64(xhat4[n, g, c, s])
+                    dscale[ch] += d * xh
+                    dbias[ch] += d
+                    gv = d * scale[ch]
+                    sum_g += gv
+                    sum_gx += gv * xh
+            mean_g = sum_g / m if with_mean_term else 0.0
+            mean_gx = sum_gx / m
+            inv = np.float64(inv_std[n, g])
+            for c in range(cg):
+                ch = g * cg + c
+                for s in range(s_):
+                    gv = np.float64(dy4[n, g, c, s]) * scale[ch]
+                    dx[n, g, c, s] = inv * (gv - mean_g - np.float64(xhat4[n, g, c, s]) * mean_gx)
+    return dx, dscale, dbias
+
+
+def _nc_rest(x, channel_last):
+    """x as [N, C, S] (a channels-last input is moved to channels-first)."""
+    x = np.ascontiguousarray(np.moveaxis(x, -1, 1)) if channel_last else np.ascontiguousarray(x)
+    return x.reshape(x.shape[0], x.shape[1], -1), x.shape
+
+
+def _param(v, c, dt, default):
+    return np.full(c, default, dt) if v is None else np.asarray(v, dtype=dt).reshape(c)
+
+
+def group_norm_forward(x, scale=None, bias=None, groups=1, epsilon=1e-5, channel_last=False):
+    """Paddle op ``group_norm``: returns ``(y, mean [N, groups], variance [N, groups])``."""
+    x3, nchw_shape = _nc_rest(x, channel_last)
+    n, c, s = x3.shape
+    if groups <= 0 or c % groups:
+        raise ValueError('group_norm: the channels (%d) must be divisible by groups (%d)' % (c, groups))
+    y, mean, var = _gn_fwd(x3.reshape(n, groups, c // groups, s), _param(scale, c, x.dtype, 1),
+                           _param(bias, c, x.dtype, 0), float(epsilon))
+    y = y.reshape(nchw_shape)
+    return (np.ascontiguousarray(np.moveaxis(y, 1, -1)) if channel_last else y), mean, var
+
+
+def group_norm_backward(y, variance, dy, scale=None, bias=None, groups=1, epsilon=1e-5, channel_last=False):
+    """Paddle op ``group_norm_grad`` (Y, Variance, Scale?, Bias?, Y@GRAD): returns ``(dx, dscale, dbias)``."""
+    y3, nchw_shape = _nc_rest(y, channel_last)
+    d3, _ = _nc_rest(np.asarray(dy, dtype=y.dtype), channel_last)
+    n, c, s = y3.shape
+    sc, bi = _param(scale, c, y.dtype, 1), _param(bias, c, y.dtype, 0)
+    safe = np.where(sc != 0, sc, 1).astype(y.dtype)
+    xhat = np.where(sc[:, None] != 0, (y3 - bi[:, None]) / safe[:, None], 0).astype(y.dtype)
+    inv_std = (1.0 / np.sqrt(np.asarray(variance, np.float64).reshape(n, groups) + epsilon))
+    # Paddle (1.8 to 2.6) accumulates the mean term only when Scale is given: without it the gradient lacks
+    # -mean(dy), as Paddle computes it (kept for parity; see the module notes)
+    dx, dscale, dbias = _gn_bwd(xhat.reshape(n, groups, c // groups, s), d3.reshape(n, groups, c // groups, s),
+                                sc.astype(np.float64), inv_std, scale is not None)
+    dx = dx.reshape(nchw_shape)
+    if channel_last:
+        dx = np.ascontiguousarray(np.moveaxis(dx, 1, -1))
+    return dx, dscale.astype(y.dtype), dbias.astype(y.dtype)
+
+
+def instance_norm_forward(x, scale=None, bias=None, epsilon=1e-5):
+    """Paddle op ``instance_norm``: returns ``(y, saved_mean [N*C], saved_inv_std [N*C])``."""
+    x3, shape = _nc_rest(x, False)
+    n, c, s = x3.shape
+    y, mean, var = _gn_fwd(x3.reshape(n, c, 1, s), _param(scale, c, x.dtype, 1), _param(bias, c, x.dtype, 0),
+                           float(epsilon))
+    inv_std = (1.0 / np.sqrt(var.astype(np.float64) + epsilon)).astype(x.dtype)
+    return y.reshape(shape), mean.reshape(-1), inv_std.reshape(-1)
+
+
+def instance_norm_backward(x, saved_mean, saved_inv_std, dy, scale=None):
+    """Paddle op ``instance_norm_grad``: returns ``(dx, dscale, dbias)``."""
+    x3, shape = _nc_rest(x, False)
+    n, c, s = x3.shape
+    mean = np.asarray(saved_mean, np.float64).reshape(n, c, 1)
+    inv = np.asarray(saved_inv_std, np.float64).reshape(n, c)
+    xhat = ((x3 - mean) * inv[:, :, None]).astype(x.dtype)
+    d3 = np.ascontiguousarray(dy, dtype=x.dtype).reshape(n, c, 1, s)
+    dx, dscale, dbias = _gn_bwd(xhat.reshape(n, c, 1, s), d3, _param(scale, c, np.float64, 1), inv, True)
+    return dx.reshape(shape), dscale.astype(x.dtype), dbias.astype(x.dtype)
+
+
+def _axis_view(x, axis):
+    """x as [pre, n, post] around `axis`."""
+    axis = axis % x.ndim
+    pre = int(np.prod(x.shape[:axis], dtype=np.int64))
+    return np.ascontiguousarray(x).reshape(pre, x.shape[axis], -1)
+
+
+@_jit_reduce
+def _l2_fwd(x3, eps):
+    pre, n_, post = x3.shape
+    out = np.empty_like(x3)
+    norm = np.empty((pre, 1, post), dtype=x3.dtype)
+    for i in range(pre):
+        for k in range(post):
+            acc = 0.0
+            for j in range(n_):
+                v = np.float64(x3[i, j, k])
+                acc += v * v
+            nv = x3.dtype.type(np.sqrt(acc + eps))
+            norm[i, 0, k] = nv
+            for j in range(n_):
+                out[i, j, k] = x3[i, j, k] / nv
+    return out, norm
+
+
+@_jit_reduce
+def _l2_bwd(x3, norm3, dy3):
+    pre, n_, post = x3.shape
+    dx = np.empty_like(x3)
+    for i in range(pre):
+        for k in range(post):
+            nv = np.float64(norm3[i, 0, k])
+            dot = 0.0
+            for j in range(n_):
+                dot += np.float64(x3[i, j, k]) * np.float64(dy3[i, j, k])
+            for j in range(n_):
+                dx[i, j, k] = dy3[i, j, k] / nv - x3[i, j, k] * dot / (nv * nv * nv)
+    return dx
+
+
+def norm_forward(x, axis=1, epsilon=1e-10):
+    """Paddle op ``norm``: returns ``(out, norm)``, norm keeping a size-1 ``axis``."""
+    out, norm = _l2_fwd(_axis_view(x, axis), float(epsilon))
+    shape = list(x.shape)
+    shape[axis % x.ndim] = 1
+    return out.reshape(x.shape), norm.reshape(shape)
+
+
+def norm_backward(x, norm, dout, axis=1):
+    x3 = _axis_view(x, axis)
+    dx = _l2_bwd(x3, np.ascontiguousarray(norm).reshape(x3.shape[0], 1, -1),
+                 np.ascontiguousarray(dout, dtype=x.dtype).reshape(x3.shape))
+    return dx.reshape(x.shape)
+
+
+@_jit
+def _lrn_fwd(x3, n, k, alpha, beta):
+    b_, c_, s_ = x3.shape
+    start = -((n - 1) // 2)
+    mid = np.empty_like(x3)
+    out = np.empty_like(x3)
+    for b in range(b_):
+        for c in range(c_):
+            for s in range(s_):
+                acc = np.float64(k)
+                for i in range(start, start + n):
+                    ch = c + i
+                    if ch >= 0 and ch < c_:
+                        v = np.float64(x3[b, ch, s])
+                        acc += alpha * v * v
+                mid[b, c, s] = acc
+                out[b, c, s] = x3[b, c, s] * np.float64(mid[b, c, s]) ** (-beta)
+    return out, mid
+
+
+@_jit
+def _lrn_bwd(x3, out3, mid3, dout3, n, alpha, beta):
+    b_, c_, s_ = x3.shape
+    start = -((n - 1) // 2)
+    dx = np.empty_like(x3)
+    ratio = -2.0 * alpha * beta
+    for b in range(b_):
+        for s in range(s_):
+            for i in range(c_):
+                acc = 0.0
+                # the channels c whose window [c + start, c + start + n) holds i
+                for c in range(i - start - n + 1, i - start + 1):
+                    if c >= 0 and c < c_:
+                        acc += np.float64(dout3[b, c, s]) * out3[b, c, s] / mid3[b, c, s]
+                dx[b, i, s] = (np.float64(dout3[b, i, s]) * np.float64(mid3[b, i, s]) ** (-beta)
+                               + ratio * x3[b, i, s] * acc)
+    return dx
+
+
+def _lrn_view(x, channel_last):
+    return _nc_rest(x, channel_last)
+
+
+def lrn_forward(x, n=5, k=1.0, alpha=1e-4, beta=0.75, channel_last=False):
+    """Paddle op ``lrn``: returns ``(out, mid_out)``."""
+    x3, shape = _lrn_view(x, channel_last)
+    out, mid = _lrn_fwd(x3, int(n), float(k), float(alpha), float(beta))
+    out, mid = out.reshape(shape), mid.reshape(shape)
+    if channel_last:
+        out, mid = (np.ascontiguousarray(np.moveaxis(a, 1, -1)) for a in (out, mid))
+    return out, mid
+
+
+def lrn_backward(x, out, mid, dout, n=5, alpha=1e-4, beta=0.75, channel_last=False):
+    x3, shape = _lrn_view(x, channel_last)
+    o3, _ = _lrn_view(out, channel_last)
+    m3, _ = _lrn_view(mid, channel_last)
+    d3, _ = _lrn_view(np.asarray(dout, dtype=x.dtype), channel_last)
+    dx = _lrn_bwd(x3, o3, m3, d3, int(n), float(alpha), float(beta)).reshape(shape)
+    return np.ascontiguousarray(np.moveaxis(dx, 1, -1)) if channel_last else dx
+
+
+@_jit
+def _prelu_fwd(x3, alpha3):
+    # x3 [N, C, S]; alpha3 broadcasts as [1 or N?, 1 or C, 1 or S]
+    n_, c_, s_ = x3.shape
+    out = np.empty_like(x3)
+    ac, as_ = alpha3.shape[1], alpha3.shape[2]
+    for n in range(n_):
+        for c in range(c_):
+            for s in range(s_):
+                v = x3[n, c, s]
+                out[n, c, s] = v if v > 0 else alpha3[0, c if ac > 1 else 0, s if as_ > 1 else 0] * v
+    return out
+
+
+@_jit
+def _prelu_bwd(x3, alpha3, dout3):
+    n_, c_, s_ = x3.shape
+    dx = np.empty_like(x3)
+    ac, as_ = alpha3.shape[1], alpha3.shape[2]
+    dalpha = np.zeros(alpha3.shape, dtype=np.float64)
+    for n in range(n_):
+        for c in range(c_):
+            for s in range(s_):
+                v = x3[n, c, s]
+                d = dout3[n, c, s]
+                ci = c if ac > 1 else 0
+                si = s if as_ > 1 else 0
+                if v > 0:
+                    dx[n, c, s] = d
+                else:
+                    dx[n, c, s] = alpha3[0, ci, si] * d
+                    dalpha[0, ci, si] += np.float64(v) * d
+    return dx, dalpha
+
+
+def _prelu_views(x, alpha, mode, channel_last):
+    """x as [N, C, S] (channels first for 'channel') and alpha as [1, C or 1, S or 1]."""
+    x = np.ascontiguousarray(x)
+    n = x.shape[0] if x.ndim > 0 else 1
+    if mode == 'all':
+        return x.reshape(n, 1, -1), np.asarray(alpha, x.dtype).reshape(1, 1, 1)
+    if mode == 'element':
+        return x.reshape(n, 1, -1), np.ascontiguousarray(alpha, dtype=x.dtype).reshape(1, 1, -1)
+    if mode == 'channel':
+        if channel_last:
+            c = x.shape[-1]
+            return x.reshape(-1, 1, c), np.ascontiguousarray(alpha, dtype=x.dtype).reshape(1, 1, c)
+        return x.reshape(n, x.shape[1], -1), np.ascontiguousarray(alpha, dtype=x.dtype).reshape(1, -1, 1)
+    raise ValueError("prelu: mode must be 'all', 'channel' or 'element', got %r" % (mode,))
+
+
+def prelu_forward(x, alpha, mode='all', channel_last=False):
+    x3, a3 = _prelu_views(x, alpha, mode, channel_last)
+    return _prelu_fwd(x3, a3).reshape(x.shape)
+
+
+def prelu_backward(x, alpha, dout, mode='all', channel_last=False):
+    """Paddle op ``prelu_grad``: returns ``(dx, dalpha)`` (dalpha shaped like alpha)."""
+    x3, a3 = _prelu_views(x, alpha, mode, channel_last)
+    d3 = np.ascontiguousarray(dout, dtype=x3.dtype).reshape(x3.shape)
+    dx, dalpha = _prelu_bwd(x3, a3, d3)
+    return dx.reshape(np.shape(x)), dalpha.astype(x3.dtype).reshape(np.shape(alpha))

@@ -7,6 +7,7 @@ MatchX are `cross_entropy2_N.tmp_0..2`), with soft labels the `cross_entropy` op
 """
 from __future__ import annotations
 
+from ..framework.dtype import to_var_type
 from .helper import LayerHelper
 from .nn import check_variable_and_dtype
 
@@ -126,4 +127,66 @@ def mse_loss(input, label):
     out = helper.create_variable_for_type_inference(cost.dtype)
     helper.append_op('reduce_mean', {'X': [cost]}, {'Out': [out]}, {'dim': [0], 'keep_dim': False,
                                                                      'reduce_all': True})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# smooth_l1, kldiv_loss, label_smooth (Paddle 1.8.5)
+
+__all__ += ['smooth_l1', 'kldiv_loss', 'label_smooth']
+
+
+def smooth_l1(x, y, inside_weight=None, outside_weight=None, sigma=None):
+    """fluid.layers.smooth_l1: one `smooth_l1_loss` op; returns Out ([N, 1], each row's summed loss), Diff is a
+    temporary kept for the gradient. sigma None means 1.0."""
+    check_variable_and_dtype(x, 'X', ['float32', 'float64'], 'smooth_l1_loss')
+    check_variable_and_dtype(y, 'Y', ['float32', 'float64'], 'smooth_l1_loss')
+    helper = LayerHelper('smooth_l1_loss')
+    diff = helper.create_variable_for_type_inference(x.dtype)
+    loss = helper.create_variable_for_type_inference(x.dtype)
+    inputs = {'X': [x], 'Y': [y]}
+    if inside_weight is not None:
+        inputs['InsideWeight'] = [inside_weight]
+    if outside_weight is not None:
+        inputs['OutsideWeight'] = [outside_weight]
+    helper.append_op('smooth_l1_loss', inputs, {'Diff': [diff], 'Out': [loss]},
+                     {'sigma': float(sigma) if sigma is not None else 1.0})
+    return loss
+
+
+def kldiv_loss(x, target, reduction='mean', name=None):
+    """fluid.layers.kldiv_loss: one `kldiv_loss` op with the reduction as its attribute ('none' keeps the shape,
+    'mean' / 'sum' / 'batchmean' give [1])."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'kldiv_loss')
+    check_variable_and_dtype(target, 'target', ['float32', 'float64'], 'kldiv_loss')
+    if not isinstance(reduction, str):
+        raise TypeError("The type of 'reduction' in kldiv_loss must be %s, but received %s. "
+                        % (str, type(reduction)))
+    return kldiv_loss_op(x, target, reduction, LayerHelper('kldiv_loss', name=name))
+
+
+def kldiv_loss_op(x, target, reduction: str, helper: LayerHelper):
+    loss = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('kldiv_loss', {'X': [x], 'Target': [target]}, {'Loss': [loss]}, {'reduction': reduction})
+    return loss
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, dtype='float32', name=None):
+    """fluid.layers.label_smooth: `(1 - epsilon) * label + epsilon * prior` (uniform 1 / K without prior_dist).
+    As in Paddle, the label is marked stop_gradient and the output takes `dtype`."""
+    check_variable_and_dtype(label, 'label', ['float32', 'float64'], 'label_smooth')
+    return label_smooth_op(label, prior_dist, epsilon, dtype, name)
+
+
+def label_smooth_op(label, prior_dist, epsilon, dtype, name=None):
+    """Appends `label_smooth` (fluid.layers.label_smooth and F.label_smooth)."""
+    if epsilon > 1. or epsilon < 0.:
+        raise ValueError('The value of epsilon must be between 0 and 1.')
+    helper = LayerHelper('label_smooth', name=name)
+    label.stop_gradient = True
+    out = helper.create_variable_for_type_inference(to_var_type(dtype))
+    inputs = {'X': [label]}
+    if prior_dist is not None:
+        inputs['PriorDist'] = [prior_dist]
+    helper.append_op('label_smooth', inputs, {'Out': [out]}, {'epsilon': float(epsilon)})
     return out

@@ -409,3 +409,393 @@ def one_hot_op(op_type: str, input, depth, allow_out_of_range: bool, api_name: s
 def one_hot(input, depth, allow_out_of_range=False):
     """fluid.layers.one_hot: `one_hot` on ids whose last dimension is 1 -> float32 [..., depth]."""
     return one_hot_op('one_hot', input, depth, allow_out_of_range, 'one_hot')
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# padding and resizing (Paddle 1.8.5: pad, pad2d, image_resize / resize_bilinear / resize_nearest, pixel_shuffle)
+
+__all__ += ['pad', 'pad2d', 'image_resize', 'resize_bilinear', 'resize_nearest', 'pixel_shuffle']
+
+_PAD_DTYPES = ['float16', 'float32', 'float64', 'int32', 'int64']
+
+
+def pad(x, paddings, pad_value=0., name=None):
+    """fluid.layers.pad: one `pad` op; paddings = [before_0, after_0, before_1, after_1, ...]."""
+    check_variable_and_dtype(x, 'x', _PAD_DTYPES, 'pad')
+    return pad_op(x, paddings, pad_value, name)
+
+
+def pad_op(x, paddings, pad_value, name=None):
+    """Appends one `pad` op (fluid.layers.pad and F.pad with a full-rank constant padding)."""
+    helper = LayerHelper('pad', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('pad', {'X': [x]}, {'Out': [out]},
+                     {'paddings': [int(p) for p in paddings], 'pad_value': float(pad_value)})
+    return out
+
+
+def pad2d(input, paddings=[0, 0, 0, 0], mode='constant', pad_value=0.0, data_format='NCHW',  # noqa: B006
+          name=None):
+    """fluid.layers.pad2d: one `pad2d` op, paddings [top, bottom, left, right] (a list, or an int32 Variable
+    of 4 values fed at run time); mode 'constant', 'reflect' or 'edge'."""
+    check_variable_and_dtype(input, 'input', _PAD_DTYPES, 'pad2d')
+    attrs = {'mode': mode, 'pad_value': float(pad_value), 'data_format': data_format}
+    inputs = {'X': [input]}
+    if isinstance(paddings, Variable):
+        inputs['Paddings'] = [paddings]
+        attrs['paddings'] = []
+    else:
+        attrs['paddings'] = [int(p) for p in paddings]
+    helper = LayerHelper('pad2d', name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('pad2d', inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def size_tensors(helper: LayerHelper, sizes) -> tuple[list, list]:
+    """An out_shape list holding Variables -> (SizeTensor list, attribute sizes with -1 for the Variables); plain
+    ints become int32 `fill_constant` temporaries of `helper`, as Paddle builds them."""
+    from .tensor import fill_constant
+    tensors, attr_sizes = [], []
+    for dim in sizes:
+        if isinstance(dim, Variable):
+            dim.stop_gradient = True
+            tensors.append(dim)
+            attr_sizes.append(-1)
+        else:
+            tmp = helper.create_variable_for_type_inference(VarType.INT32)
+            fill_constant([1], 'int32', int(dim), force_cpu=True, out=tmp)
+            tensors.append(tmp)
+            attr_sizes.append(int(dim))
+    return tensors, attr_sizes
+
+
+def image_resize(input, out_shape=None, scale=None, name=None, resample='BILINEAR', actual_shape=None,
+                 align_corners=True, align_mode=1, data_format='NCHW'):
+    """fluid.layers.image_resize (4-D): `bilinear_interp` or `nearest_interp` (TRILINEAR is not supported).
+
+    out_shape (a list of ints / Variables, or a Variable: `OutSize`) wins over scale (a float: the `scale`
+    attribute, or a Variable: `Scale`); actual_shape, deprecated, is an `OutSize` wired at run time."""
+    methods = {'BILINEAR': 'bilinear', 'TRILINEAR': 'trilinear', 'NEAREST': 'nearest'}
+    if resample not in methods:
+        raise ValueError("The 'resample' of image_resize can only be 'BILINEAR', 'TRILINEAR' or 'NEAREST' "
+                         "currently.")
+    if resample in ('BILINEAR', 'NEAREST') and len(input.shape) != 4:
+        raise ValueError("'BILINEAR' and 'NEAREST' only support 4-D tensor.")
+    if resample == 'TRILINEAR':
+        if len(input.shape) != 5:
+            raise ValueError("'TRILINEAR'only support 5-D tensor.")
+        raise NotImplementedError('image_resize: TRILINEAR (trilinear_interp) is not supported in paddle_exec yet')
+    if not isinstance(align_corners, bool):
+        raise TypeError('Attr align_corners should be a bool value')
+    if align_mode not in (0, 1):
+        raise ValueError('align_mode can only be 0 or 1')
+    if out_shape is None and scale is None:
+        raise ValueError('One of out_shape and scale must not be None.')
+    method = methods[resample]
+    if data_format not in ('NCHW', 'NHWC'):
+        raise ValueError('Got wrong value for param `data_format`: ' + data_format
+                         + ' received but only `NCHW` or `NHWC` supported for 4-D input.')
+    helper = LayerHelper('%s_interp' % method, name=name)
+    inputs = {'X': [input]}
+    attrs = {'out_d': -1, 'out_h': -1, 'out_w': -1, 'interp_method': method, 'align_corners': align_corners,
+             'align_mode': int(align_mode), 'data_layout': data_format}
+    if out_shape is not None:
+        _resize_sizes(helper, out_shape, inputs, attrs, 'out_shape')
+    elif isinstance(scale, Variable):
+        scale.stop_gradient = True
+        inputs['Scale'] = [scale]
+    elif isinstance(scale, (float, int)) and not isinstance(scale, bool):
+        if scale <= 0:
+            raise ValueError('Attr(scale) should be greater than zero.')
+        attrs['scale'] = float(scale)
+    else:
+        raise TypeError("Attr(scale)'s type should be float, int or Variable.")
+    if isinstance(actual_shape, Variable):
+        warnings.warn('actual_shape will be deprecated, it is recommended to use out_shape instead of actual_shape '
+                      'to specify output shape dynamically.')
+        actual_shape.stop_gradient = True
+        inputs['OutSize'] = [actual_shape]
+    elif actual_shape is not None:
+        raise TypeError('actual_shape should either be Variable or None.')
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('%s_interp' % method, inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def _resize_sizes(helper, out_shape, inputs, attrs, what):
+    """The output size of a 4-D resize: an `OutSize` Variable, or out_h / out_w (+ SizeTensor when some of them
+    are Variables)."""
+    if isinstance(out_shape, Variable):
+        out_shape.stop_gradient = True
+        inputs['OutSize'] = [out_shape]
+        return
+    if not isinstance(out_shape, (list, tuple)):
+        raise TypeError('%s should be a list or tuple or Variable.' % what)
+    if len(out_shape) != 2:
+        raise ValueError('%s length should be 2 for input 4-D tensor.' % what)
+    if any(isinstance(d, Variable) for d in out_shape):
+        inputs['SizeTensor'], sizes = size_tensors(helper, out_shape)
+    else:
+        sizes = [int(d) for d in out_shape]
+        if any(d <= 0 for d in sizes):
+            raise AssertionError('Each dimension size given in out_shape must be greater than 0.')
+    attrs['out_h'], attrs['out_w'] = sizes
+
+
+def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None, align_corners=True,
+                    align_mode=1, data_format='NCHW'):
+    """fluid.layers.resize_bilinear: image_resize with 'BILINEAR' (align_corners True, align_mode 1)."""
+    return image_resize(input, out_shape, scale, name, 'BILINEAR', actual_shape, align_corners, align_mode,
+                        data_format)
+
+
+def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=None, align_corners=True,
+                   data_format='NCHW'):
+    """fluid.layers.resize_nearest: image_resize with 'NEAREST' (align_mode is 1)."""
+    return image_resize(input, out_shape, scale, name, 'NEAREST', actual_shape, align_corners, 1, data_format)
+
+
+def pixel_shuffle(x, upscale_factor):
+    """fluid.layers.pixel_shuffle: [N, C * r * r, H, W] -> [N, C, H * r, W * r], one `pixel_shuffle` op."""
+    if not isinstance(upscale_factor, int):
+        raise TypeError('upscale factor must be int type')
+    return pixel_shuffle_op(x, upscale_factor, None)
+
+
+def pixel_shuffle_op(x, upscale_factor: int, data_format, name=None):
+    """Appends `pixel_shuffle`; `data_format` (2.x) is set when given."""
+    helper = LayerHelper('pixel_shuffle', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    attrs = {'upscale_factor': int(upscale_factor)}
+    if data_format is not None:
+        attrs['data_format'] = data_format
+    helper.append_op('pixel_shuffle', {'X': [x]}, {'Out': [out]}, attrs)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# group_norm, instance_norm, l2_normalize, prelu, lrn, maxout (Paddle 1.8.5)
+
+__all__ += ['group_norm', 'instance_norm', 'l2_normalize', 'prelu', 'lrn', 'maxout']
+
+
+def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None, data_layout='NCHW',
+               name=None):
+    """fluid.layers.group_norm: one `group_norm` op. As in Paddle 1.8.5, Scale `group_norm_N.w_0` (1) and Bias
+    `.b_0` (0) exist only when param_attr / bias_attr are given (truthy): with the defaults the op has neither.
+    Y, Mean and Variance are unnamed temporaries (`_generated_var_K`), as Paddle's helper.create_variable."""
+    helper = LayerHelper('group_norm', param_attr=param_attr, bias_attr=bias_attr, act=act, name=name)
+    check_variable_and_dtype(input, 'input', ['float32', 'float64'], 'group_norm')
+    if data_layout not in ('NCHW', 'NHWC'):
+        raise ValueError('Param(data_layout) of Op(fluid.layers.group_norm) got wrong value: received '
+                         + data_layout + ' but only NCHW or NHWC supported.')
+    dtype = input.dtype
+    channel_num = input.shape[1] if data_layout == 'NCHW' else input.shape[-1]
+    inputs = {'X': [input]}
+    if param_attr:
+        inputs['Scale'] = [helper.create_parameter(param_attr, [channel_num], dtype,
+                                                   default_initializer=ConstantInitializer(1.0))]
+    if bias_attr:
+        inputs['Bias'] = [helper.create_parameter(bias_attr, [channel_num], dtype, is_bias=True)]
+    mean = _unnamed_variable(helper, dtype, stop_gradient=True)
+    variance = _unnamed_variable(helper, dtype, stop_gradient=True)
+    y = _unnamed_variable(helper, dtype)
+    helper.append_op('group_norm', inputs, {'Y': [y], 'Mean': [mean], 'Variance': [variance]},
+                     {'epsilon': float(epsilon), 'groups': int(groups), 'data_layout': data_layout})
+    return helper.append_activation(y)
+
+
+def _unnamed_variable(helper: LayerHelper, dtype, stop_gradient: bool = False) -> Variable:
+    """Paddle's LayerHelper.create_variable without a name: `_generated_var_K`."""
+    from ..framework import unique_name
+    return helper.block.create_var(name=unique_name.generate_with_ignorable_key('_generated_var'), dtype=dtype,
+                                   stop_gradient=stop_gradient)
+
+
+def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
+    """fluid.layers.instance_norm: scale `instance_norm_N.w_0` (1) and bias `.b_0` (0) of [C]; SavedVariance is
+    the inverse standard deviation of each (sample, channel)."""
+    check_variable_and_dtype(input, 'input', ['float32', 'float64'], 'instance_norm')
+    if bias_attr is False:
+        raise AssertionError('bias_attr should not be False in instance_norm.')
+    helper = LayerHelper('instance_norm', param_attr=param_attr, bias_attr=bias_attr, name=name)
+    dtype = VarType.FP32 if input.dtype == VarType.FP16 else input.dtype
+    param_shape = [input.shape[1]]
+    scale = helper.create_parameter(param_attr, param_shape, dtype, default_initializer=ConstantInitializer(1.0))
+    bias = helper.create_parameter(bias_attr, param_shape, dtype, is_bias=True,
+                                   default_initializer=ConstantInitializer(0.0))
+    return instance_norm_op(input, scale, bias, epsilon, helper)
+
+
+def instance_norm_op(x, scale, bias, epsilon, helper: LayerHelper, extra_attrs=None):
+    """Appends `instance_norm` (Scale/Bias optional); returns Y."""
+    saved_mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    saved_variance = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    y = helper.create_variable_for_type_inference(x.dtype)
+    inputs = {'X': [x]}
+    if scale is not None and bias is not None:
+        inputs.update(Scale=[scale], Bias=[bias])
+    helper.append_op('instance_norm', inputs, {'Y': [y], 'SavedMean': [saved_mean],
+                                               'SavedVariance': [saved_variance]},
+                     {'epsilon': float(epsilon), **(extra_attrs or {})})
+    return y
+
+
+def l2_normalize(x, axis, epsilon=1e-12, name=None):
+    """fluid.layers.l2_normalize: the `norm` op, x / sqrt(sum(x^2, axis) + epsilon) (its Norm a temporary)."""
+    if len(x.shape) == 1:
+        axis = 0
+    check_variable_and_dtype(x, 'X', ('float32', 'float64'), 'norm')
+    helper = LayerHelper('l2_normalize', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    norm = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('norm', {'X': [x]}, {'Out': [out], 'Norm': [norm]},
+                     {'axis': 1 if axis is None else int(axis), 'epsilon': float(epsilon)})
+    return out
+
+
+def prelu(x, mode, param_attr=None, name=None):
+    """fluid.layers.prelu: alpha `prelu_N.w_0` (Constant 0.25, float32) of shape [1] ('all'), [1, C, 1, 1]
+    ('channel') or [1] + x.shape[1:] ('element')."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'prelu')
+    helper = LayerHelper('prelu', param_attr=param_attr, name=name)
+    if mode not in ('all', 'channel', 'element'):
+        raise ValueError('mode should be one of all, channel, element.')
+    alpha_shape = [1]
+    if mode == 'channel':
+        if len(x.shape) < 2:
+            raise AssertionError("The size of input shape should be equal or larger than 2 in prelu() when mode is "
+                                 "'channel'")
+        alpha_shape = [1, x.shape[1], 1, 1]
+    elif mode == 'element':
+        alpha_shape = [1] + list(x.shape)[1:]
+    alpha = helper.create_parameter(param_attr, alpha_shape, 'float32', default_initializer=ConstantInitializer(0.25))
+    return prelu_op(x, alpha, mode, None, helper)
+
+
+def prelu_op(x, alpha, mode: str, data_format, helper: LayerHelper):
+    """Appends `prelu`; `data_format` (2.x) is set when given."""
+    out = helper.create_variable_for_type_inference(x.dtype)
+    attrs = {'mode': mode}
+    if data_format is not None:
+        attrs['data_format'] = data_format
+    helper.append_op('prelu', {'X': [x], 'Alpha': [alpha]}, {'Out': [out]}, attrs)
+    return out
+
+
+def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format='NCHW'):
+    """fluid.layers.lrn: one `lrn` op on a 4-D float32 input; MidOut (k + alpha * window sum of squares) is a
+    stop_gradient temporary."""
+    helper = LayerHelper('lrn', name=name)
+    check_variable_and_dtype(input, 'input', ['float32'], 'lrn')
+    if len(input.shape) != 4:
+        raise ValueError("Input's dimension size of Op(lrn) must be 4, but received %d." % len(input.shape))
+    if data_format not in ('NCHW', 'NHWC'):
+        raise ValueError('Attr(data_format) of Op(lrn) got wrong value: received ' + data_format
+                         + ' but only NCHW or NHWC supported.')
+    mid_out = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('lrn', {'X': [input]}, {'Out': [out], 'MidOut': [mid_out]},
+                     {'n': int(n), 'k': float(k), 'alpha': float(alpha), 'beta': float(beta),
+                      'data_format': data_format})
+    return out
+
+
+def maxout(x, groups, name=None, axis=1):
+    """fluid.layers.maxout: the max over each group of `groups` consecutive channels (axis 1, or 3 / -1 for
+    channels-last)."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'maxout')
+    return maxout_op(x, groups, axis, name)
+
+
+def maxout_op(x, groups, axis, name=None):
+    if axis not in (1, -1, 3):
+        raise ValueError('Attr(axis) should be 1 when data format is NCHW, -1 or 3 when data format is NHWC. '
+                         'Received Attr(axis): %s.' % str(axis))
+    helper = LayerHelper('maxout', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('maxout', {'X': [x]}, {'Out': [out]}, {'groups': int(groups), 'axis': 3 if axis == -1 else axis})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# conv2d_transpose (Paddle 1.8.5)
+
+__all__ += ['conv2d_transpose']
+
+
+def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0, stride=1, dilation=1,
+                     groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
+                     data_format='NCHW'):
+    """fluid.layers.conv2d_transpose: `conv2d_transpose` (`depthwise_conv2d_transpose` when groups == channels ==
+    num_filters and use_cudnn is False) with filter `conv2d_transpose_N.w_0` of [C_in, num_filters / groups, kh,
+    kw] (Xavier), the bias `.b_0` added on the channel axis, then the activation. Without filter_size it is
+    derived from output_size, as Paddle does."""
+    if param_attr is False:
+        raise AssertionError('param_attr should not be False in conv2d_transpose.')
+    if data_format not in ('NCHW', 'NHWC'):
+        raise ValueError('Attr(data_format) of Op(fluid.layers.conv2d_transpose) got wrong value: received '
+                         + data_format + ' but only NCHW or NHWC supported.')
+    if not isinstance(input, Variable):
+        raise TypeError('Input of conv2d_transpose must be Variable')
+    input_channel = input.shape[1] if data_format == 'NCHW' else input.shape[-1]
+    op_type = 'conv2d_transpose'
+    if input_channel == groups and num_filters == input_channel and not use_cudnn:
+        op_type = 'depthwise_conv2d_transpose'
+    helper = LayerHelper(op_type, param_attr=param_attr, bias_attr=bias_attr, act=act, name=name)
+    stride = to_int_list(stride, 2, 'stride')
+    dilation = to_int_list(dilation, 2, 'dilation')
+    if not isinstance(use_cudnn, bool):
+        raise ValueError('use_cudnn should be True or False')
+    padding, algorithm = _transpose_padding(padding, data_format)
+    if filter_size is None:
+        if output_size is None:
+            raise ValueError('output_size must be set when filter_size is None')
+        if isinstance(output_size, int):
+            output_size = [output_size, output_size]
+        h_in, w_in = (input.shape[2], input.shape[3]) if data_format == 'NCHW' else (input.shape[1], input.shape[2])
+        filter_size = [(output_size[0] - (h_in - 1) * stride[0] + padding[0] + padding[1] - 1) // dilation[0] + 1,
+                       (output_size[1] - (w_in - 1) * stride[1] + padding[2] + padding[3] - 1) // dilation[1] + 1]
+    else:
+        filter_size = to_int_list(filter_size, 2, 'conv2d_transpose.filter_size')
+    if padding[0] == padding[1] and padding[2] == padding[3]:
+        padding = [padding[0], padding[2]]
+    if output_size is None:
+        output_size = []
+    elif isinstance(output_size, (list, tuple, int)):
+        output_size = to_int_list(output_size, 2, 'output_size')
+    else:
+        raise ValueError('output_size should be int, list[int] or tuple[int]')
+    groups = 1 if groups is None else int(groups)
+    w = helper.create_parameter(param_attr, [input_channel, num_filters // groups] + filter_size, input.dtype)
+    pre_bias = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(op_type, {'Input': [input], 'Filter': [w]}, {'Output': [pre_bias]},
+                     {'output_size': output_size, 'strides': stride, 'paddings': padding,
+                      'padding_algorithm': algorithm, 'dilations': dilation, 'groups': groups,
+                      'use_cudnn': use_cudnn, 'data_format': data_format})
+    if data_format == 'NCHW':
+        pre_act = helper.append_bias_op(pre_bias, dim_start=1, dim_end=2)
+    else:
+        pre_act = helper.append_bias_op(pre_bias, dim_start=3, dim_end=4)
+    return helper.append_activation(pre_act)
+
+
+def _transpose_padding(padding, data_format):
+    """conv2d_transpose's padding: (4 explicit values [top, bottom, left, right], padding_algorithm)."""
+    algorithm = 'EXPLICIT'
+    if isinstance(padding, str):
+        padding = padding.upper()
+        if padding not in ('SAME', 'VALID'):
+            raise ValueError("Unknown padding: '%s'. It can only be 'SAME' or 'VALID'." % str(padding))
+        algorithm, padding = padding, [0, 0, 0, 0]
+    if _is_seq(padding) and len(padding) == 4:
+        if _is_seq(padding[0]):
+            skip = (0, 1) if data_format == 'NCHW' else (0, 3)
+            if any(list(padding[i]) != [0, 0] for i in skip):
+                raise ValueError('Non-zero padding(%s) in the batch or channel dimensions is not supported.'
+                                 % str(padding))
+            padding = [p for i, pair in enumerate(padding) if i not in skip for p in pair]
+        return to_int_list(padding, 4, 'padding'), algorithm
+    p = to_int_list(padding, 2, 'padding')
+    return [p[0], p[0], p[1], p[1]], algorithm

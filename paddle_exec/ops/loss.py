@@ -307,3 +307,110 @@ def _huber_grad_kernel(spec):
         d_r = (np.clip(residual, -delta, delta) * dout).astype(dout.dtype, copy=False)   # d out / d residual
         return (-d_r if want_x else None), (d_r if want_y else None)
     return run
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# smooth_l1_loss (Diff = (X - Y) * InsideWeight, Out [N, 1]), kldiv_loss, label_smooth: see kernels/loss.py
+
+defop('smooth_l1_loss', ['X', 'Y', 'InsideWeight', 'OutsideWeight'], ['Diff', 'Out'], {'sigma': 1.0},
+      dispensable=['InsideWeight', 'OutsideWeight'],
+      grad=GradSpec(('InsideWeight', 'OutsideWeight', 'Diff', 'Out@GRAD'), ('X@GRAD', 'Y@GRAD')))
+
+
+@grad_rule('smooth_l1_loss')
+def _smooth_l1_grad_maker(g):
+    inputs = {'Diff': g.output('Diff'), 'Out@GRAD': g.output_grad('Out')}
+    for slot in ('InsideWeight', 'OutsideWeight'):
+        if g.op.inputs.get(slot):
+            inputs[slot] = g.input(slot)
+    outputs = {'X@GRAD': g.input_grad('X'), 'Y@GRAD': g.input_grad('Y')}
+    return [('smooth_l1_loss_grad', inputs, outputs, dict(g.attrs))]
+
+
+@shape_rule('smooth_l1_loss')
+def _smooth_l1_shape(ctx):
+    xs = _same_shape_check('smooth_l1_loss', 'X', 'Y', ctx)
+    if len(xs) < 2:
+        raise ValueError("operator 'smooth_l1_loss': the rank of X should be greater than or equal to 2, got shape "
+                         "%s" % (list(xs),))
+    if ctx.has_input('InsideWeight') != ctx.has_input('OutsideWeight'):
+        raise ValueError("operator 'smooth_l1_loss': If weights are provided, must specify both inside and outside "
+                         "weights.")
+    if ctx.has_input('InsideWeight'):
+        _same_shape_check('smooth_l1_loss', 'X', 'InsideWeight', ctx)
+        _same_shape_check('smooth_l1_loss', 'X', 'OutsideWeight', ctx)
+    ctx.set_output('Diff', xs, ctx.in_dtype('X'))
+    ctx.set_output('Out', (xs[0], 1), ctx.in_dtype('X'))
+
+
+@kernel_rule('smooth_l1_loss')
+def _smooth_l1_kernel(spec):
+    sigma = float(spec.attr('sigma'))
+    return lambda x, y, iw, ow: KL.smooth_l1_loss_forward(x, y, iw, ow, sigma)
+
+
+@kernel_rule('smooth_l1_loss_grad')
+def _smooth_l1_grad_kernel(spec):
+    sigma = float(spec.attr('sigma'))
+    want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
+
+    def run(iw, ow, diff, dout):
+        dx = KL.smooth_l1_loss_backward(diff, dout, iw, ow, sigma)
+        return (dx if want_x else None), (-dx if want_y else None)
+    return run
+
+
+defop('kldiv_loss', ['X', 'Target'], ['Loss'], {'reduction': 'mean'},
+      grad=GradSpec(('X', 'Target', 'Loss@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('kldiv_loss')
+def _kldiv_shape(ctx):
+    xs = _same_shape_check('kldiv_loss', 'X', 'Target', ctx)
+    reduction = ctx.attr('reduction')
+    if reduction not in ('none', 'batchmean', 'mean', 'sum'):
+        raise ValueError("operator 'kldiv_loss': Attr(reduction) can only be 'none'|'batchmean'|'sum'|'mean', got %r"
+                         % (reduction,))
+    ctx.set_output('Loss', xs if reduction == 'none' else (1,), ctx.in_dtype('X'))
+
+
+@kernel_rule('kldiv_loss')
+def _kldiv_kernel(spec):
+    reduction = spec.attr('reduction')
+    return lambda x, target: (KL.kldiv_loss_forward(x, target, reduction),)
+
+
+@kernel_rule('kldiv_loss_grad')
+def _kldiv_grad_kernel(spec):
+    reduction = spec.attr('reduction')
+    return lambda x, target, dloss: (KL.kldiv_loss_backward(target, dloss, reduction),)
+
+
+defop('label_smooth', ['X', 'PriorDist'], ['Out'], {'epsilon': 0.0}, dispensable=['PriorDist'],
+      grad=GradSpec(('Out@GRAD',), ('X@GRAD',)))
+
+
+@shape_rule('label_smooth')
+def _label_smooth_shape(ctx):
+    xs = ctx.in_shape('X')
+    if ctx.has_input('PriorDist'):
+        n = 1
+        for d in ctx.in_shape('PriorDist'):
+            n *= d
+        if xs[-1] >= 0 and n >= 0 and n != xs[-1]:
+            raise ValueError("operator 'label_smooth': The number of elements in input 'PriorDist' must be equal to "
+                             "the dimension of each label. But received each label's dimension=[%d], number of "
+                             "elements in input 'PriorDist' is [%d]" % (xs[-1], n))
+    ctx.set_output('Out', xs, ctx.in_dtype('X'))
+
+
+@kernel_rule('label_smooth')
+def _label_smooth_kernel(spec):
+    eps = float(spec.attr('epsilon'))
+    return lambda x, prior: (KL.label_smooth_forward(x, prior, eps),)
+
+
+@kernel_rule('label_smooth_grad')
+def _label_smooth_grad_kernel(spec):
+    eps = float(spec.attr('epsilon'))
+    return lambda dout: (KL.label_smooth_backward(dout, eps),)

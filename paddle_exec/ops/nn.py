@@ -421,3 +421,302 @@ def _dropout_grad_kernel(spec):
         return lambda mask, dout: ((dout * dout.dtype.type(factor)).astype(dout.dtype, copy=False),)
     return lambda mask, dout: (KN.dropout_backward(dout, mask, p, dropout_implementation=impl),)
 
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# group_norm, instance_norm, norm, prelu, lrn, maxout (numerics and Paddle facts: kernels/norm.py, kernels/conv.py)
+
+defop('group_norm', ['X', 'Scale', 'Bias'], ['Y', 'Mean', 'Variance'],
+      {'epsilon': 1e-5, 'groups': 1, 'data_layout': 'NCHW'}, dispensable=['Scale', 'Bias'],
+      grad=GradSpec(('Y', 'Variance', 'Scale', 'Bias', 'Y@GRAD'), ('X@GRAD', 'Scale@GRAD', 'Bias@GRAD')))
+
+
+def _channels(ctx, op_type, layout_attr):
+    xs = ctx.in_shape('X')
+    if len(xs) < 2:
+        raise ValueError("operator '%s': X must have rank >= 2, got shape %s" % (op_type, list(xs)))
+    return xs, (xs[-1] if ctx.attr(layout_attr) == 'NHWC' else xs[1])
+
+
+def _check_param_size(ctx, op_type, c, slots=('Scale', 'Bias')):
+    for slot in slots:
+        if ctx.has_input(slot):
+            n = prod(ctx.in_shape(slot))
+            if c >= 0 and n >= 0 and n != c:
+                raise ValueError("operator '%s': %s must have %d elements (the channels of X), got shape %s"
+                                 % (op_type, slot, c, list(ctx.in_shape(slot))))
+
+
+@shape_rule('group_norm')
+def _gn_shape(ctx):
+    xs, c = _channels(ctx, 'group_norm', 'data_layout')
+    groups = int(ctx.attr('groups'))
+    if groups <= 0 or (c >= 0 and c % groups):
+        raise ValueError("operator 'group_norm': the number of channels (%d) must be divisible by groups (%d)"
+                         % (c, groups))
+    _check_param_size(ctx, 'group_norm', c)
+    dtype = ctx.in_dtype('X')
+    ctx.set_output('Y', xs, dtype)
+    ctx.set_output('Mean', (xs[0], groups), dtype)
+    ctx.set_output('Variance', (xs[0], groups), dtype)
+
+
+@kernel_rule('group_norm')
+def _gn_kernel(spec):
+    groups, eps = int(spec.attr('groups')), float(spec.attr('epsilon'))
+    last = spec.attr('data_layout') == 'NHWC'
+    return lambda x, scale, bias: KN.group_norm_forward(x, scale, bias, groups, eps, last)
+
+
+@kernel_rule('group_norm_grad')
+def _gn_grad_kernel(spec):
+    groups, eps = int(spec.attr('groups')), float(spec.attr('epsilon'))
+    last = spec.attr('data_layout') == 'NHWC'
+    want_scale, want_bias = spec.has_output('Scale@GRAD'), spec.has_output('Bias@GRAD')
+
+    def run(y, variance, scale, bias, dy):
+        dx, dscale, dbias = KN.group_norm_backward(y, variance, dy, scale, bias, groups, eps, last)
+        return (dx, dscale.reshape(scale.shape) if want_scale else None,
+                dbias.reshape(bias.shape) if want_bias else None)
+    return run
+
+
+defop('instance_norm', ['X', 'Scale', 'Bias'], ['Y', 'SavedMean', 'SavedVariance'], {'epsilon': 1e-5},
+      dispensable=['Scale', 'Bias'],
+      grad=GradSpec(('X', 'Scale', 'SavedMean', 'SavedVariance', 'Y@GRAD'), ('X@GRAD', 'Scale@GRAD', 'Bias@GRAD')))
+
+
+@shape_rule('instance_norm')
+def _in_shape(ctx):
+    xs = ctx.in_shape('X')
+    if not 2 <= len(xs) <= 5:
+        raise ValueError("operator 'instance_norm': the rank of X must be in [2, 5], got shape %s" % (list(xs),))
+    _check_param_size(ctx, 'instance_norm', xs[1])
+    nc = xs[0] * xs[1] if xs[0] >= 0 and xs[1] >= 0 else -1
+    dtype = ctx.in_dtype('X')
+    ctx.set_output('Y', xs, dtype)
+    ctx.set_output('SavedMean', (nc,), dtype)
+    ctx.set_output('SavedVariance', (nc,), dtype)
+
+
+@kernel_rule('instance_norm')
+def _in_kernel(spec):
+    eps = float(spec.attr('epsilon'))
+    return lambda x, scale, bias: KN.instance_norm_forward(x, scale, bias, eps)
+
+
+@kernel_rule('instance_norm_grad')
+def _in_grad_kernel(spec):
+    want_scale, want_bias = spec.has_output('Scale@GRAD'), spec.has_output('Bias@GRAD')
+
+    def run(x, scale, saved_mean, saved_inv_std, dy):
+        dx, dscale, dbias = KN.instance_norm_backward(x, saved_mean, saved_inv_std, dy, scale)
+        c = x.shape[1]
+        return dx, (dscale.reshape(scale.shape) if want_scale else None), (dbias.reshape(c) if want_bias else None)
+    return run
+
+
+defop('norm', ['X'], ['Out', 'Norm'], {'axis': 1, 'epsilon': 1e-10, 'is_test': False},
+      grad=GradSpec(('X', 'Norm', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('norm')
+def _norm_shape(ctx):
+    xs = ctx.in_shape('X')
+    axis = int(ctx.attr('axis'))
+    if not -len(xs) <= axis < len(xs):
+        raise ValueError("operator 'norm': axis must be in [%d, %d), got %d (X shape %s)"
+                         % (-len(xs), len(xs), axis, list(xs)))
+    norm_shape = list(xs)
+    norm_shape[axis % len(xs)] = 1
+    ctx.set_output('Out', xs, ctx.in_dtype('X'))
+    ctx.set_output('Norm', tuple(norm_shape), ctx.in_dtype('X'))
+
+
+@kernel_rule('norm')
+def _norm_kernel(spec):
+    axis, eps = int(spec.attr('axis')), float(spec.attr('epsilon'))
+    return lambda x: KN.norm_forward(x, axis, eps)
+
+
+@kernel_rule('norm_grad')
+def _norm_grad_kernel(spec):
+    axis = int(spec.attr('axis'))
+    return lambda x, norm, dout: (KN.norm_backward(x, norm, dout, axis),)
+
+
+defop('prelu', ['X', 'Alpha'], ['Out'], {'mode': 'all', 'data_format': 'NCHW'},
+      grad=GradSpec(('X', 'Alpha', 'Out@GRAD'), ('X@GRAD', 'Alpha@GRAD')))
+
+
+@shape_rule('prelu')
+def _prelu_shape(ctx):
+    xs, alpha = ctx.in_shape('X'), ctx.in_shape('Alpha')
+    mode, fmt = ctx.attr('mode'), ctx.attr('data_format')
+    n = prod(alpha)
+    if mode == 'all':
+        want = 1
+    elif mode == 'channel':
+        want = xs[-1] if fmt in ('NHWC', 'NLC', 'NDHWC') else xs[1]
+    elif mode == 'element':
+        want = prod(xs[1:])
+    else:
+        raise ValueError("operator 'prelu': Attr(mode) must be one of 'all', 'channel' or 'element', got %r"
+                         % (mode,))
+    if want >= 0 and n >= 0 and n != want:
+        raise ValueError("operator 'prelu': with mode '%s' Alpha must have %d elements, got shape %s (X shape %s)"
+                         % (mode, want, list(alpha), list(xs)))
+    ctx.set_output('Out', xs, ctx.in_dtype('X'))
+
+
+def _prelu_attrs(spec):
+    return spec.attr('mode'), spec.attr('data_format') in ('NHWC', 'NLC', 'NDHWC')
+
+
+@kernel_rule('prelu')
+def _prelu_kernel(spec):
+    mode, last = _prelu_attrs(spec)
+    return lambda x, alpha: (KN.prelu_forward(x, alpha, mode, last),)
+
+
+@kernel_rule('prelu_grad')
+def _prelu_grad_kernel(spec):
+    mode, last = _prelu_attrs(spec)
+    want_alpha = spec.has_output('Alpha@GRAD')
+
+    def run(x, alpha, dout):
+        dx, dalpha = KN.prelu_backward(x, alpha, dout, mode, last)
+        return dx, (dalpha if want_alpha else None)
+    return run
+
+
+defop('lrn', ['X'], ['Out', 'MidOut'],
+      {'n': 5, 'k': 2.0, 'alpha': 1e-4, 'beta': 0.75, 'data_format': 'AnyLayout', 'is_test': False,
+       'use_mkldnn': False},
+      grad=GradSpec(('X', 'Out', 'MidOut', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('lrn')
+def _lrn_shape(ctx):
+    xs = ctx.in_shape('X')
+    if len(xs) != 4:
+        raise ValueError("operator 'lrn': Input(input) rank should be 4, got shape %s" % (list(xs),))
+    n = int(ctx.attr('n'))
+    if n <= 0 or n % 2 == 0:
+        raise ValueError("operator 'lrn': n should be positive and odd, got %d" % n)
+    ctx.set_output('Out', xs, ctx.in_dtype('X'))
+    ctx.set_output('MidOut', xs, ctx.in_dtype('X'))
+
+
+def _lrn_attrs(spec):
+    return (int(spec.attr('n')), float(spec.attr('k')), float(spec.attr('alpha')), float(spec.attr('beta')),
+            spec.attr('data_format') == 'NHWC')
+
+
+@kernel_rule('lrn')
+def _lrn_kernel(spec):
+    n, k, alpha, beta, last = _lrn_attrs(spec)
+    return lambda x: KN.lrn_forward(x, n, k, alpha, beta, last)
+
+
+@kernel_rule('lrn_grad')
+def _lrn_grad_kernel(spec):
+    n, _, alpha, beta, last = _lrn_attrs(spec)
+    return lambda x, out, mid, dout: (KN.lrn_backward(x, out, mid, dout, n, alpha, beta, last),)
+
+
+defop('maxout', ['X'], ['Out'], {'groups': 1, 'axis': 1}, grad=GradSpec(('X', 'Out', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('maxout')
+def _maxout_shape(ctx):
+    xs = ctx.in_shape('X')
+    groups, axis = int(ctx.attr('groups')), int(ctx.attr('axis'))
+    if len(xs) != 4:
+        raise ValueError("operator 'maxout': X must be a 4-D tensor, got shape %s" % (list(xs),))
+    if axis not in (1, -1, 3):
+        raise ValueError("operator 'maxout': axis only supported 1, -1 or 3, but recevied axis is: %d" % axis)
+    c_axis = axis % 4
+    c = xs[c_axis]
+    if groups <= 0 or (c >= 0 and c % groups):
+        raise ValueError("operator 'maxout': the number of input channels (%d) must be divisible by groups (%d)"
+                         % (c, groups))
+    out = list(xs)
+    out[c_axis] = c // groups if c >= 0 else -1
+    ctx.set_output('Out', tuple(out), ctx.in_dtype('X'))
+
+
+@kernel_rule('maxout')
+def _maxout_kernel(spec):
+    groups, axis = int(spec.attr('groups')), int(spec.attr('axis'))
+    return lambda x: (KC.maxout_forward(x, groups, axis),)
+
+
+@kernel_rule('maxout_grad')
+def _maxout_grad_kernel(spec):
+    groups, axis = int(spec.attr('groups')), int(spec.attr('axis'))
+    return lambda x, out, dout: (KC.maxout_backward(x, out, dout, groups, axis),)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# conv2d_transpose / depthwise_conv2d_transpose (kernels/conv.py: the data gradient of a conv2d)
+
+_CONV_T_ATTRS = {
+    'output_size': [], 'output_padding': [], 'strides': [1, 1], 'paddings': [0, 0], 'dilations': [1, 1],
+    'groups': 1, 'padding_algorithm': 'EXPLICIT', 'data_format': 'NCHW', 'use_cudnn': True, 'use_mkldnn': False,
+    'is_test': False, 'workspace_size_MB': 512,
+}
+_CONV_T_TYPES = ('conv2d_transpose', 'depthwise_conv2d_transpose')
+
+for _t in _CONV_T_TYPES:
+    defop(_t, ['Input', 'Filter', 'Bias'], ['Output'], _CONV_T_ATTRS, dispensable=['Bias'],
+          grad=GradSpec(('Input', 'Filter', 'Output@GRAD'), ('Input@GRAD', 'Filter@GRAD')))
+
+
+def _conv_t_shape(ctx):
+    fmt = ctx.attr('data_format')
+    xs, ws = ctx.in_shape('Input'), ctx.in_shape('Filter')
+    dims = _nchw_dims(xs, fmt)
+    if dims is None or len(ws) != 4:
+        raise ValueError("operator '%s': Input must be 4-D and Filter 4-D, got Input %s and Filter %s"
+                         % (ctx.op.type, list(xs), list(ws)))
+    n, c, h, w = dims
+    groups = int(ctx.attr('groups') or 1)
+    if c >= 0 and ws[0] != c:
+        raise ValueError("operator '%s': the number of input channels (%d) must equal the filter's first dimension "
+                         "(%d); Input %s, Filter %s" % (ctx.op.type, c, ws[0], list(xs), list(ws)))
+    oh = ow = -1
+    if h >= 0 and w >= 0:
+        oh, ow, _, _ = KC._transpose_geometry(
+            (n, c, h, w), ws, _pair(ctx.attr('strides')), ctx.attr('paddings'), _pair(ctx.attr('dilations')),
+            ctx.attr('padding_algorithm'), list(ctx.attr('output_size')), list(ctx.attr('output_padding')))
+    ctx.set_output('Output', _from_nchw_dims(n, ws[1] * groups, oh, ow, fmt), ctx.in_dtype('Input'))
+
+
+def _conv_t_attrs(spec) -> dict:
+    if spec.has_input('Bias'):
+        raise NotImplementedError("operator '%s': the Bias input is an MKLDNN fusion; add the bias with "
+                                  "elementwise_add" % spec.type)
+    return dict(strides=_pair(spec.attr('strides')), paddings=list(spec.attr('paddings')),
+                dilations=_pair(spec.attr('dilations')), groups=int(spec.attr('groups') or 1),
+                padding_algorithm=spec.attr('padding_algorithm'), data_format=spec.attr('data_format'))
+
+
+for _t in _CONV_T_TYPES:
+    shape_rule(_t)(_conv_t_shape)
+
+
+@kernel_rule(*_CONV_T_TYPES)
+def _conv_t_kernel(spec):
+    kw = _conv_t_attrs(spec)
+    output_size, output_padding = list(spec.attr('output_size')), list(spec.attr('output_padding'))
+    return lambda x, w, bias: (KC.conv2d_transpose_forward(x, w, output_size=output_size,
+                                                           output_padding=output_padding, **kw),)
+
+
+@kernel_rule(*(t + '_grad' for t in _CONV_T_TYPES))
+def _conv_t_grad_kernel(spec):
+    kw = _conv_t_attrs(spec)
+    need_input, need_filter = spec.has_output('Input@GRAD'), spec.has_output('Filter@GRAD')
+    return lambda x, w, dout: KC.conv2d_transpose_backward(x, w, dout, need_input=need_input,
+                                                           need_filter=need_filter, **kw)

@@ -133,3 +133,38 @@ def softmax(x, axis=-1, dtype=None, name=None):
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
     return _softmax('log_softmax', x, axis, dtype, name, {})
+
+
+__all__ += ['prelu', 'maxout']
+
+
+def prelu(x, weight, data_format='NCHW', name=None):
+    """F.prelu: `prelu` with mode 'all' for a one-element weight, else 'channel' (weight of the channel count,
+    channels at dim 1, or last for NLC / NHWC / NDHWC)."""
+    from ...layers import nn as _nn
+    if len(weight.shape) not in (0, 1):
+        raise AssertionError('The dim count of weight shape should be 0 or 1 in prelu().')
+    mode = 'all'
+    if len(weight.shape) == 1 and weight.shape[0] > 1:
+        if data_format not in ('NC', 'NCL', 'NCHW', 'NCDHW', 'NLC', 'NHWC', 'NDHWC'):
+            raise ValueError("data_format must be one of 'NC', 'NCL', 'NCHW', 'NCDHW', 'NLC', 'NHWC', 'NDHWC' but "
+                             "receive %s" % data_format)
+        data_format = 'NCHW' if data_format[1] == 'C' else 'NHWC'
+        if len(x.shape) <= 1:
+            raise AssertionError('The dim count of x should be equal or larger than 2 in prelu() when weight shape '
+                                 'is not [1].')
+        channels = x.shape[-1] if data_format == 'NHWC' else x.shape[1]
+        if weight.shape[0] != channels:
+            raise AssertionError('The weight size should be equal to x input channel in prelu() when weight shape '
+                                 'is not [1].')
+        mode = 'channel'
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'prelu')
+    check_variable_and_dtype(weight, 'weight', ['float16', 'float32', 'float64'], 'prelu')
+    return _nn.prelu_op(x, weight, mode, data_format, LayerHelper('prelu', name=name))
+
+
+def maxout(x, groups, axis=1, name=None):
+    """F.maxout: one `maxout` op (axis -1 is stored as 3)."""
+    from ...layers import nn as _nn
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'maxout')
+    return _nn.maxout_op(x, groups, axis, name)

@@ -44,3 +44,141 @@ def dropout(x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=No
     _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'dropout')
     impl = 'downgrade_in_infer' if mode == 'downscale_in_infer' else mode
     return _nn.dropout_op(x, p, not training, None, impl, name=name)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pad, interpolate / upsample, pixel_shuffle (Paddle 2.4 static mode)
+
+__all__ += ['pad', 'interpolate', 'upsample', 'pixel_shuffle']
+
+_PAD_FORMATS = {3: ('NCL', 'NLC'), 4: ('NCHW', 'NHWC'), 5: ('NCDHW', 'NDHWC')}
+
+
+def pad(x, pad, mode='constant', value=0.0, data_format='NCHW', name=None):
+    """F.pad: a constant padding of every dim (len(pad) == 2 * rank) is one `pad` op; otherwise `pad3d`, with a
+    3-D / 4-D input unsqueezed to 5-D around it (`unsqueeze2`, `pad3d`, `squeeze2`), as Paddle 2.4 builds it.
+    `pad` for pad3d lists the innermost dim first: [left, right, top, bottom, front, back]."""
+    if mode not in ('reflect', 'replicate', 'constant', 'circular'):
+        raise AssertionError('mode should be one of constant, reflect, replicate, circular, but got %s.' % mode)
+    data_format = data_format.upper()
+    if data_format not in ('NCL', 'NCHW', 'NCDHW', 'NLC', 'NHWC', 'NDHWC'):
+        raise AssertionError('data_format should be in one of [NCL, NCHW, NCDHW, NLC, NHWC, NDHWC], but got %s'
+                             % data_format)
+    x_dim = len(x.shape)
+    if mode == 'constant' and isinstance(pad, (list, tuple)) and len(pad) == x_dim * 2:
+        _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64', 'int32', 'int64'], 'pad')
+        return _nn.pad_op(x, pad, value)
+    if x_dim not in _PAD_FORMATS:
+        raise AssertionError('input tesor dimension must be in [3, 4, 5] but got %d' % x_dim)
+    if data_format not in _PAD_FORMATS[x_dim]:
+        raise AssertionError("input tensor dimension is %d, it's data format should be in %s but got %s"
+                             % (x_dim, list(_PAD_FORMATS[x_dim]), data_format))
+    if isinstance(pad, Variable):
+        raise NotImplementedError('F.pad: a Variable `pad` is not supported yet; pass a list')
+    from ...tensor import squeeze, unsqueeze
+    pad = [int(p) for p in pad]
+    channel_last = data_format[-1] == 'C'
+    unsqueezed = []
+    if x_dim == 3:
+        pad = [0, 0, 0, 0] + pad
+        unsqueezed = [2, 3] if channel_last else [3, 4]
+    elif x_dim == 4:
+        pad = pad + [0, 0]
+        unsqueezed = [1] if channel_last else [2]
+    if unsqueezed:
+        x = unsqueeze(x, axis=unsqueezed)
+    helper = LayerHelper('pad3d', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('pad3d', {'X': [x]}, {'Out': [out]},
+                     {'mode': mode, 'value': float(value), 'data_format': 'NDHWC' if channel_last else 'NCDHW',
+                      'paddings': pad})
+    return squeeze(out, axis=unsqueezed) if unsqueezed else out
+
+
+def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False, align_mode=0,
+                data_format='NCHW', name=None):
+    """F.interpolate (4-D, 'nearest' and 'bilinear'): `nearest_interp_v2` / `bilinear_interp_v2` under the
+    helper of that name; `scale` is a list attribute (a float scale_factor is repeated per spatial dim)."""
+    data_format = data_format.upper()
+    resample = mode.upper()
+    if resample not in ('LINEAR', 'BILINEAR', 'TRILINEAR', 'NEAREST', 'BICUBIC', 'AREA'):
+        raise ValueError("The 'resample' of image_resize can only be 'area', 'linear', 'bilinear', 'trilinear',  "
+                         "'bicubic' or 'nearest' currently.")
+    if resample == 'NEAREST' and len(x.shape) not in (4, 5):
+        raise ValueError("'NEAREST' only support 4-D  or 5-D tensor.")
+    if resample in ('BILINEAR', 'BICUBIC') and len(x.shape) != 4:
+        raise ValueError("'bilinear' and 'bicubic' only support 4-D tensor.")
+    if resample not in ('NEAREST', 'BILINEAR') or len(x.shape) != 4:
+        raise NotImplementedError('F.interpolate: mode %r on a %d-D input is not supported in paddle_exec yet '
+                                  '(4-D nearest and bilinear are)' % (mode, len(x.shape)))
+    if size is None and scale_factor is None:
+        raise ValueError('One of size and scale_factor must not be None.')
+    if isinstance(size, (tuple, list)) and len(size) != len(x.shape) - 2:
+        raise ValueError('The x and size should satisfy rank(x) - 2 == len(size).')
+    if not isinstance(align_corners, bool):
+        raise TypeError('Attr align_corners should be a bool value')
+    if align_mode not in (0, 1):
+        raise ValueError('align_mode can only be 0 or 1')
+    if align_corners and resample == 'NEAREST':
+        raise ValueError('align_corners option can only be set with the interpolating modes: linear | bilinear | '
+                         'bicubic | trilinear')
+    if data_format not in ('NCHW', 'NHWC'):
+        raise ValueError('Got wrong value for param `data_format`: ' + data_format
+                         + ' received but only `NCHW` or `NHWC` supported for 4-D input.')
+    if size is not None and scale_factor is not None:
+        raise ValueError('Only one of size or scale_factor should be defined.')
+    method = mode.lower()
+    op_type = '%s_interp_v2' % method
+    helper = LayerHelper(op_type, name=name)
+    inputs = {'X': [x]}
+    attrs = {'out_d': -1, 'out_h': -1, 'out_w': -1, 'interp_method': method, 'align_corners': align_corners,
+             'align_mode': int(align_mode), 'data_layout': data_format}
+    if size is not None:
+        _nn._resize_sizes(helper, size, inputs, attrs, 'size')
+    elif isinstance(scale_factor, Variable):
+        scale_factor.stop_gradient = True
+        inputs['Scale'] = [scale_factor]
+    elif isinstance(scale_factor, (float, int)) and not isinstance(scale_factor, bool):
+        if scale_factor <= 0:
+            raise ValueError('Attr(scale) should be greater than zero.')
+        attrs['scale'] = [float(scale_factor)] * (len(x.shape) - 2)
+    elif isinstance(scale_factor, (list, tuple)):
+        if len(scale_factor) != len(x.shape) - 2:
+            raise ValueError('scale_shape length should be %d for input %d-D tensor.'
+                             % (len(x.shape) - 2, len(x.shape)))
+        if any(v <= 0 for v in scale_factor):
+            raise ValueError('Attr(scale) should be greater than zero.')
+        attrs['scale'] = [float(v) for v in scale_factor]
+    else:
+        raise TypeError("Attr(scale)'s type should be float, int, list, tuple, or Tensor.")
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def upsample(x, size=None, scale_factor=None, mode='nearest', align_corners=False, align_mode=0, data_format='NCHW',
+             name=None):
+    """F.upsample: F.interpolate."""
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format, name)
+
+
+def pixel_shuffle(x, upscale_factor, data_format='NCHW', name=None):
+    """F.pixel_shuffle: one `pixel_shuffle` op with the 2.x `data_format` attribute."""
+    if len(x.shape) != 4:
+        raise ValueError('Input x should be 4D tensor, but received x with the shape of %s' % (list(x.shape),))
+    if not isinstance(upscale_factor, int):
+        raise TypeError('upscale factor must be int type')
+    if data_format not in ('NCHW', 'NHWC'):
+        raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'.But recevie Attr(data_format): %s "
+                         % data_format)
+    return _nn.pixel_shuffle_op(x, upscale_factor, data_format, name)
+
+
+__all__ += ['label_smooth']
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """F.label_smooth: one `label_smooth` op (the label is marked stop_gradient, as Paddle does)."""
+    from ...layers import loss as _loss
+    _nn.check_variable_and_dtype(label, 'label', ['float16', 'float32', 'float64'], 'label_smooth')
+    return _loss.label_smooth_op(label, prior_dist, epsilon, label.dtype, name)

@@ -42,3 +42,53 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     if bias is None:
         return pre_bias
     return _math.elementwise_add(pre_bias, bias, axis=channel_dim)
+
+
+__all__ += ['conv2d_transpose']
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
+                     data_format='NCHW', output_size=None, name=None):
+    """F.conv2d_transpose (Paddle 2.x): `conv2d_transpose` (`depthwise_conv2d_transpose` when groups == channels
+    != 1 and the weight has one filter per group) on weight [C_in, C_out / groups, kh, kw], with the 2.x
+    `output_padding` attribute; the bias is added on the channel axis as F.conv2d adds it."""
+    if data_format not in ('NCHW', 'NHWC'):
+        raise ValueError("Attr(data_format) of conv2d_transpose got wrong value: received %s, but only 'NCHW' or "
+                         "'NHWC' are supported." % data_format)
+    channel_dim = -1 if data_format == 'NHWC' else 1
+    if len(x.shape) != 4:
+        raise ValueError('Input x should be 4D tensor, but received x with the shape of %s' % (list(x.shape),))
+    if len(weight.shape) != 4:
+        raise ValueError('Input weight should be 4D tensor, but received weight with the shape of %s'
+                         % (list(weight.shape),))
+    num_channels = x.shape[channel_dim]
+    if num_channels < 0:
+        raise ValueError('The channel dimension of the input(%s) should be defined. Received: %s.'
+                         % (list(x.shape), num_channels))
+    if groups <= 0:
+        raise ValueError('The groups of conv2d_transpose should be greater than 0. Received groups: %s' % groups)
+    if num_channels % groups != 0:
+        raise ValueError('the channel of input must be divisible by groups,received: the channel of input is %d, the '
+                         'shape of input is %s, the groups is %d' % (num_channels, list(x.shape), groups))
+    paddings, algorithm = _nn.normalize_padding_2d(padding, data_format)
+    if output_size is None:
+        output_size = []
+    else:
+        if output_padding != 0:
+            raise ValueError('output_padding option is mutually exclusive with output_size')
+        output_size = _nn.to_int_list(output_size, 2, 'output_size')
+    output_padding = [] if output_padding == 0 else _nn.to_int_list(output_padding, 2, 'output_padding')
+    _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'conv2d_transpose')
+    op_type = 'conv2d_transpose'
+    if num_channels == groups and num_channels != 1 and weight.shape[1] == 1:
+        op_type = 'depthwise_conv2d_transpose'
+    helper = LayerHelper(op_type, name=name)
+    pre_bias = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, {'Input': [x], 'Filter': [weight]}, {'Output': [pre_bias]},
+                     {'output_padding': output_padding, 'output_size': output_size,
+                      'strides': _nn.to_int_list(stride, 2, 'stride'), 'paddings': paddings,
+                      'padding_algorithm': algorithm, 'dilations': _nn.to_int_list(dilation, 2, 'dilation'),
+                      'groups': int(groups), 'use_cudnn': False, 'data_format': data_format})
+    if bias is None:
+        return pre_bias
+    return _math.elementwise_add(pre_bias, bias, axis=channel_dim)

@@ -135,3 +135,63 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction='mean'
         check_variable_and_dtype(weight, 'weight', ['float32', 'float64'], 'binary_cross_entropy_with_logits')
         out = _math.elementwise_mul(out, weight, name=name if reduction == 'none' else None)
     return _reduce(out, reduction, name)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# smooth_l1_loss (the `huber_loss` op), kl_div (Paddle 2.4 static mode)
+
+__all__ += ['smooth_l1_loss', 'kl_div']
+
+
+def smooth_l1_loss(input, label, reduction='mean', delta=1.0, name=None):
+    """F.smooth_l1_loss: Paddle 2.x builds `huber_loss` (0.5 * z^2 if |z| <= delta else delta * (|z| - delta /
+    2)) under the helper `huber_loss`, then paddle.mean / paddle.sum."""
+    from ...layers.helper import LayerHelper
+    check_variable_and_dtype(input, 'input', ['float16', 'float32', 'float64'], 'smooth_l1_loss')
+    check_variable_and_dtype(label, 'label', ['float16', 'float32', 'float64'], 'smooth_l1_loss')
+    helper = LayerHelper('huber_loss', name=name)
+    residual = helper.create_variable_for_type_inference(input.dtype)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op('huber_loss', {'X': [input], 'Y': [label]}, {'Out': [out], 'Residual': [residual]},
+                     {'delta': delta})
+    if reduction not in ('sum', 'mean', 'none'):
+        raise ValueError("The value of 'reduction' in smooth_l1_loss should be 'sum', 'mean' or 'none', but received "
+                         "%s, which is not allowed." % reduction)
+    return _reduce(out, reduction)
+
+
+def kl_div(input, label, reduction='mean', name=None):
+    """F.kl_div: `kldiv_loss` with reduction 'none' (helper `kl_div`), then paddle.mean / paddle.sum, or for
+    'batchmean' sum / shape(input)[0] cast to the loss type, as Paddle 2.x builds it. A float32 / float64 pair is
+    cast to float64 first."""
+    from ...framework.dtype import VarType
+    from ...layers.helper import LayerHelper
+    cast = _tensor_api('cast')
+    if input.dtype == VarType.FP32 and label.dtype == VarType.FP64:
+        input = cast(input, 'float64')
+    elif input.dtype == VarType.FP64 and label.dtype == VarType.FP32:
+        label = cast(label, 'float64')
+    check_variable_and_dtype(input, 'input', ['float32', 'float64'], 'kl_div')
+    check_variable_and_dtype(label, 'label', ['float32', 'float64'], 'kl_div')
+    if not isinstance(reduction, str):
+        raise TypeError("The type of 'reduction' in kl_div must be %s, but received %s. " % (str, type(reduction)))
+    loss = _loss.kldiv_loss_op(input, label, 'none', LayerHelper('kl_div', name=name))
+    if reduction in ('mean', 'sum'):
+        return _reduce(loss, reduction)
+    if reduction == 'batchmean':
+        batch_size = _tensor_api('shape')(input)[0]
+        total = _tensor_api('sum')(loss)
+        return _divide_by_int(total, batch_size)
+    return loss
+
+
+def _divide_by_int(x, n):
+    """x / n for an int tensor n as Paddle 2.x's `/` operator builds it: `cast` n to x's type, `elementwise_div`,
+    both into temporaries named tmp_K."""
+    from ...framework import unique_name
+    block = x.block.program.current_block()
+    n_float = block.create_var(name=unique_name.generate_with_ignorable_key('tmp'), dtype=x.dtype)
+    block.append_op('cast', {'X': [n]}, {'Out': [n_float]}, {'in_dtype': int(n.dtype), 'out_dtype': int(x.dtype)})
+    out = block.create_var(name=unique_name.generate_with_ignorable_key('tmp'), dtype=x.dtype)
+    block.append_op('elementwise_div', {'X': [x], 'Y': [n_float]}, {'Out': [out]}, {'axis': -1})
+    return out

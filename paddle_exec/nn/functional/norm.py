@@ -40,3 +40,17 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     helper = LayerHelper('batch_norm', name=name)
     return _nn.batch_norm_op(x, weight, bias, running_mean, running_var, momentum, epsilon, not training, layout,
                              use_global_stats, helper, trainable_statistics=trainable_statistics)
+
+
+__all__ += ['instance_norm']
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.9,
+                  eps=1e-05, data_format='NCHW', name=None):
+    """F.instance_norm: one `instance_norm` op (Scale / Bias only when both weight and bias are given). Paddle
+    passes momentum and data_format too, but its op declares neither and drops them (as 2.6.2 prints it);
+    running statistics are not kept."""
+    _nn.check_variable_and_dtype(x, 'input', ['float16', 'float32', 'float64'], 'InstanceNorm')
+    helper = LayerHelper('instance_norm', name=name)
+    with_params = weight is not None and bias is not None
+    return _nn.instance_norm_op(x, weight if with_params else None, bias if with_params else None, eps, helper)
