@@ -14,6 +14,9 @@ Rows (each figure measured side by side in one run, ratio = subject cost / basel
                       (four fc towers) where the native policy really hands ops to its pool. A reference row (no
                       goal) puts inline against HandOffEveryOp, every op handed to a pool thread while the caller
                       waits: the native executor of TensorFlow/DeepRec, which DeepRec's 2x claim is measured against
+    kernel GIL        inline serving (8 threads) with kernels compiled holding the GIL (PADDLE_EXEC_KERNEL_GIL=hold)
+                      against the default, which releases it; the mode is process-wide, so each timed block runs
+                      in a child process, the two modes alternating (no goal)
     imbalanced graph  2 threads; MEDIUM_OPS independent ops sleeping MEDIUM_SECONDS (released GIL, no core used:
                       IO-like) declared before a chain of CHAIN_OPS ops sleeping CHAIN_SECONDS, then one cheap op
                       (a metric on the input). Makespan of the cost model (after its window) against the native
@@ -26,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import queue
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -35,7 +40,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .runner import BenchOptions, Row, bench_group, report_rows
+from .runner import ROOT, BenchOptions, Row, bench_group, report_rows
 
 GROUP = 'policies'
 CHAIN_SHORT, CHAIN_LONG = 20, 420
@@ -271,6 +276,53 @@ def serving_rows(opts: BenchOptions) -> Iterable[Row]:
                              'inline_over_baseline': 1 / ratio})
 
 
+# --- kernels holding the GIL (PADDLE_EXEC_KERNEL_GIL=hold) -------------------------------------------------------
+
+GIL_ENV = 'PADDLE_EXEC_KERNEL_GIL'          # paddle_exec/kernels/jit.py: 'hold' compiles kernels holding the GIL
+GIL_PROGRAMS = {'fit-a-line': fit_a_line_inference, '4 towers': towers_inference}
+
+
+def serving_child(program: str, requests: int) -> float:
+    """In a child process (the kernel GIL mode is process-wide): seconds for SERVING_THREADS * requests inline
+    requests on `program`, after a warm-up block."""
+    from paddle_exec.executor.policies.inline import InlinePolicy
+    built = GIL_PROGRAMS[program]()
+    clients = ServingClients(InlinePolicy(4), *built, SERVING_BATCH)
+    clients.block(20)
+    seconds = clients.block(requests)
+    if not clients.right:
+        raise AssertionError('wrong answers under PADDLE_EXEC_KERNEL_GIL=%s' % os.environ.get(GIL_ENV, 'release'))
+    return seconds
+
+
+
+def _child_seconds(program: str, mode: str, requests: int, blas_threads: int | None) -> float:
+    env = dict(os.environ, **{GIL_ENV: mode})
+    if blas_threads:                     # the runner's --blas-threads cap, which a child would not inherit
+        env.update(OPENBLAS_NUM_THREADS=str(blas_threads), OMP_NUM_THREADS=str(blas_threads),
+                   MKL_NUM_THREADS=str(blas_threads))
+    cmd = [sys.executable, '-m', 'benchmarks.policies', '--serving-child', program, '--requests', str(requests)]
+    out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError('serving child (%s, %s) failed:\n%s' % (program, mode, out.stderr[-2000:]))
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def gil_mode_rows(opts: BenchOptions) -> Iterable[Row]:
+    """Inline serving with kernels holding the GIL against releasing it, each side in its own child processes,
+    alternating (the mode is fixed at import)."""
+    for program, requests in (('fit-a-line', SERVING_REQUESTS), ('4 towers', SERVING_REQUESTS // 2)):
+        times = {'hold': [], 'release': []}
+        for r in range(max(3, opts.rounds // 2)):
+            for mode in (('hold', 'release') if r % 2 == 0 else ('release', 'hold')):
+                times[mode].append(_child_seconds(program, mode, requests, opts.blas_threads))
+        ratio = statistics.median(h / rel for h, rel in zip(times['hold'], times['release']))
+        rps = {m: SERVING_THREADS * requests / statistics.median(t) for m, t in times.items()}
+        yield Row(GROUP, 'serving %s, kernel GIL' % program, 'hold', 'release', rps['hold'], rps['release'],
+                  'req/s', ratio, extra={'threads': SERVING_THREADS, 'batch': SERVING_BATCH,
+                                         'hold_over_release': 1 / ratio})
+
+
 # --- imbalanced graph ---------------------------------------------------------------------------------------------
 
 def imbalanced_plan(trailing_cheap_op: bool = True):
@@ -351,6 +403,7 @@ def policy_rows(opts: BenchOptions) -> Iterable[Row]:
     """Every row of this module, in order."""
     yield from overhead_rows(opts)
     yield from serving_rows(opts)
+    yield from gil_mode_rows(opts)
     yield from imbalanced_rows(opts)
 
 
@@ -359,9 +412,15 @@ def main(argv=None) -> int:
     parser.add_argument('--rounds', type=int, default=7, help='timed blocks per side (default: %(default)s)')
     parser.add_argument('--json', help='also write the rows to this JSON file')
     parser.add_argument('--check-goals', action='store_true', help='exit 1 when a row misses its goal')
+    parser.add_argument('--serving-child', choices=sorted(GIL_PROGRAMS), help=argparse.SUPPRESS)
+    parser.add_argument('--requests', type=int, default=SERVING_REQUESTS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serving_child:
+        print(serving_child(args.serving_child, args.requests))
+        return 0
     opts = BenchOptions(rounds=args.rounds)
     return report_rows(policy_rows(opts), opts, args.json, args.check_goals)
+
 
 if __name__ == '__main__':
     sys.exit(main())

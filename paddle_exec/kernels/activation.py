@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from .jit import kernel_jit
 
 __all__ = [
     "GRAD_DEPENDENCY",
@@ -44,7 +45,7 @@ __all__ = [
     "scale_forward", "scale_backward", "clip_forward", "clip_backward", "cast_forward", "cast_backward",
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+_jit = kernel_jit(error_model="numpy")
 
 (RELU, SIGMOID, TANH, GELU, LEAKY_RELU, EXP, LOG, SQRT, RSQRT, ABS, SQUARE, SOFTPLUS, SOFTSIGN, RELU6, ELU,
  HARD_SIGMOID, SWISH, SILU, LOGSIGMOID, RECIPROCAL, HARD_SWISH, HARD_SHRINK, SOFTSHRINK, TANH_SHRINK,

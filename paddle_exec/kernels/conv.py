@@ -28,8 +28,9 @@ pool2d (Paddle 1.8 ``math/pooling.cc``):
   adaptive max pooling API uses ``max_pool2d_with_index`` instead, see :func:`max_pool2d_with_index_forward`.
 - ``global_pooling``: ``ksize`` = the input's spatial size and paddings 0.
 """
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     'resolve_paddings', 'conv2d_output_size', 'pool2d_output_size',
@@ -37,7 +38,7 @@ __all__ = [
     'max_pool2d_with_index_forward', 'max_pool2d_with_index_backward',
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model='numpy')
+_jit = kernel_jit(error_model='numpy')
 
 FLT_MAX = 3.4028234663852886e38  # Paddle's MaxPool initial value is -FLT_MAX for float and double alike
 

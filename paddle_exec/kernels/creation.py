@@ -12,12 +12,13 @@ No framework imports.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = ['eye', 'linspace_v1', 'linspace_v2']
 
-_jit = numba.njit(nogil=True, cache=True)
+_jit = kernel_jit()
 
 
 @_jit

@@ -35,10 +35,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from .jit import kernel_jit
 
 __all__ = [
     "elementwise_add_forward", "elementwise_add_backward",
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 # error_model="numpy": float division by zero gives inf/nan as in C++, instead of raising.
-_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+_jit = kernel_jit(error_model="numpy")
 
 # Binary opcodes.
 ADD, SUB, MUL, DIV, MAX, MIN, POW, FLOORDIV, MOD = range(9)

@@ -15,15 +15,16 @@
   at ``index``; with ``overwrite=True`` (Paddle's default) a duplicated index keeps the LAST row written, with
   ``overwrite=False`` duplicates are summed. (Paddle 2.x's gather with ``axis != 0`` always sums.)
 """
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     'lookup_table_forward', 'lookup_table_v2_forward', 'lookup_table_grad_dense', 'lookup_table_grad_sparse',
     'merge_rows', 'one_hot', 'one_hot_v2', 'gather_forward', 'gather_backward',
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model='numpy')
+_jit = kernel_jit(error_model='numpy')
 
 NO_PADDING = -1
 

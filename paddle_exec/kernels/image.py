@@ -27,8 +27,9 @@ permutation, done with one numpy transpose copy as the transpose op is.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     'pad_forward', 'pad_backward', 'pad_index', 'padnd_forward', 'padnd_backward',
@@ -36,7 +37,7 @@ __all__ = [
     'pixel_shuffle_forward', 'pixel_shuffle_backward',
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model='numpy')
+_jit = kernel_jit(error_model='numpy')
 
 
 # ----------------------------------------------------------------------------------------------------------------

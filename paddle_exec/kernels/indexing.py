@@ -18,14 +18,15 @@ Paddle's wording: the loops themselves never raise. No framework imports.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = ['gather_nd_forward', 'gather_nd_backward', 'scatter_nd_add_forward', 'scatter_forward',
            'scatter_backward', 'index_select_forward', 'index_select_backward', 'roll_forward', 'tril_triu',
            'cumsum']
 
-_jit = numba.njit(nogil=True, cache=True)
+_jit = kernel_jit()
 
 
 def _prod(dims) -> int:

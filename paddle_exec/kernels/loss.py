@@ -19,8 +19,9 @@
   gradient ``dOut * (x - z) / max((1 - x) * x, 1e-12)``.
 - ``log_loss``: ``-z * log(p + eps) - (1 - z) * log(1 - p + eps)``.
 """
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     'softmax_with_cross_entropy_forward', 'softmax_with_cross_entropy_backward',
@@ -29,7 +30,7 @@ __all__ = [
     'bce_loss_forward', 'bce_loss_backward', 'log_loss_forward', 'log_loss_backward',
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model='numpy')
+_jit = kernel_jit(error_model='numpy')
 
 _APPROX_INF = 1e20  # Paddle's TolerableValue
 

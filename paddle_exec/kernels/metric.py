@@ -12,16 +12,17 @@
   falls into bucket ``int(p * num_thresholds)``; positives and negatives are counted per bucket, and the ROC area
   is the trapezoid sum over buckets from the highest threshold down, divided by ``pos * neg``.
 
-Every kernel is ``@njit(nogil=True, cache=True)`` on C-contiguous arrays.
+Every kernel is compiled by ``kernel_jit`` (kernels/jit.py: nogil, cached) on C-contiguous arrays.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = ['top_k', 'top_k_backward', 'accuracy_count', 'auc_stat', 'auc_value']
 
-_jit = numba.njit(nogil=True, cache=True)
+_jit = kernel_jit()
 
 
 # ----------------------------------------------------------------------------------------------------------------

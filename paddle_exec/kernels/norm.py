@@ -21,17 +21,18 @@ if u < dropout_prob else 1``; the engine is C++ ``std::minstd_rand`` seeded with
 (``fix_seed``) and ``u = float(engine() - 1) / 2**31`` (libstdc++'s ``generate_canonical<float>``), reproduced
 here bit for bit, so a fixed seed gives Paddle 1.8's exact mask. Without a seed a random one is drawn.
 """
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     'batch_norm_forward', 'batch_norm_backward', 'layer_norm_forward', 'layer_norm_backward',
     'dropout_forward', 'dropout_backward', 'dropout_mask',
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model='numpy')
+_jit = kernel_jit(error_model='numpy')
 # reductions: reassociation lets LLVM vectorise the float64 accumulations (10x on a [32, 32, 28, 28] batch)
-_jit_reduce = numba.njit(nogil=True, cache=True, error_model='numpy', fastmath={'reassoc', 'nsz', 'contract'})
+_jit_reduce = kernel_jit(error_model='numpy', fastmath={'reassoc', 'nsz', 'contract'})
 
 
 # ----------------------------------------------------------------------------------------------------------------

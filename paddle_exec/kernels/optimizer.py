@@ -30,8 +30,9 @@ paddlepaddle 1.8.5 (and the 2.x sources).
 """
 import math
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     'sgd', 'sgd_sparse', 'momentum', 'momentum_sparse', 'adam', 'adam_sparse', 'adamw', 'adamw_sparse',
@@ -39,7 +40,7 @@ __all__ = [
     'squared_l2_norm_sparse', 'clip_by_norm', 'lamb', 'lamb_sparse', 'ftrl', 'average_accumulates',
 ]
 
-_jit = numba.njit(nogil=True, cache=True)
+_jit = kernel_jit()
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = [
     "reduce_sum_forward", "reduce_sum_backward", "reduce_mean_forward", "reduce_mean_backward",
@@ -34,7 +35,7 @@ __all__ = [
     "reduce_out_shape",
 ]
 
-_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+_jit = kernel_jit(error_model="numpy")
 
 SUM, MEAN, MAX, MIN, PROD = range(5)
 

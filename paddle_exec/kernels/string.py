@@ -13,12 +13,13 @@ String tensors are numpy object arrays of Python `str` (VarType.STRINGS). Kernel
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = ['fingerprint64', 'hash_buckets', 'pack_utf8', 'split_records']
 
-_jit = numba.njit(nogil=True, cache=True)
+_jit = kernel_jit()
 
 _K0 = np.uint64(0xc3a5c85c97cb3127)
 _K1 = np.uint64(0xb492b66fbe98f273)

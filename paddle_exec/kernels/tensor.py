@@ -14,17 +14,18 @@
 
 Reshape-like ops, concat, split, slice, transpose, tile and cast are numpy views, copies or ``astype`` and live in
 ``paddle_exec/ops/tensor.py``; gather uses ``paddle_exec/kernels/embedding.py``.
-Every kernel is ``@njit(nogil=True, cache=True)`` and works on C-contiguous arrays.
+Every kernel is compiled by ``kernel_jit`` (kernels/jit.py: nogil, cached) and works on C-contiguous arrays.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import kernel_jit
 
 __all__ = ['where_forward', 'where_backward', 'arg_extreme', 'argsort', 'argsort_backward', 'range_values',
            'range_size']
 
-_jit = numba.njit(nogil=True, cache=True)
+_jit = kernel_jit()
 
 
 def _three_d(shape, axis: int) -> tuple[int, int, int]:
