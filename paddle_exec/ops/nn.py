@@ -109,6 +109,11 @@ def _conv_attrs(spec) -> dict:
     if spec.attr('fuse_relu_before_depthwise_conv'):
         raise NotImplementedError("operator '%s': fuse_relu_before_depthwise_conv (a fusion pass attribute) is not "
                                   "supported; apply relu before the convolution" % spec.type)
+    return _conv_geometry(spec)
+
+
+def _conv_geometry(spec) -> dict:
+    """The geometry attributes conv kernels take, from a conv or conv-transpose op."""
     return dict(strides=_pair(spec.attr('strides')), paddings=list(spec.attr('paddings')),
                 dilations=_pair(spec.attr('dilations')), groups=int(spec.attr('groups') or 1),
                 padding_algorithm=spec.attr('padding_algorithm'), data_format=spec.attr('data_format'))
@@ -697,9 +702,7 @@ def _conv_t_attrs(spec) -> dict:
     if spec.has_input('Bias'):
         raise NotImplementedError("operator '%s': the Bias input is an MKLDNN fusion; add the bias with "
                                   "elementwise_add" % spec.type)
-    return dict(strides=_pair(spec.attr('strides')), paddings=list(spec.attr('paddings')),
-                dilations=_pair(spec.attr('dilations')), groups=int(spec.attr('groups') or 1),
-                padding_algorithm=spec.attr('padding_algorithm'), data_format=spec.attr('data_format'))
+    return _conv_geometry(spec)
 
 
 for _t in _CONV_T_TYPES:

@@ -68,7 +68,26 @@ def _run(executor, program: Program) -> None:
     executor.run(program)
 
 
-class ExponentialMovingAverage:
+class _ApplyRestore:
+    """apply() / restore() over the subclass's `apply_program` (parameters take the averaged values, the current
+    ones saved) and `restore_program` (the saved values put back)."""
+
+    @contextlib.contextmanager
+    def apply(self, executor, need_restore: bool = True):
+        """Parameters hold the averaged values inside the block; restored on exit when `need_restore`."""
+        _run(executor, self.apply_program)
+        try:
+            yield
+        finally:
+            if need_restore:
+                self.restore(executor)
+
+    def restore(self, executor) -> None:
+        """Puts back the parameter values saved by the last apply()."""
+        _run(executor, self.restore_program)
+
+
+class ExponentialMovingAverage(_ApplyRestore):
     """fluid.optimizer.ExponentialMovingAverage / paddle.static.ExponentialMovingAverage (static graph only).
 
         ema = fluid.optimizer.ExponentialMovingAverage(0.999, thres_steps=global_steps)
@@ -162,22 +181,9 @@ class ExponentialMovingAverage:
                 T.assign(_clone_persistable(block, tmp), _clone_persistable(block, param))
         return program
 
-    @contextlib.contextmanager
-    def apply(self, executor, need_restore: bool = True):
-        """Parameters hold their bias-corrected EMA inside the block; restored on exit when `need_restore`."""
-        _run(executor, self.apply_program)
-        try:
-            yield
-        finally:
-            if need_restore:
-                self.restore(executor)
-
-    def restore(self, executor) -> None:
-        """Puts back the parameter values saved by the last apply()."""
-        _run(executor, self.restore_program)
 
 
-class ModelAverage(Optimizer):
+class ModelAverage(_ApplyRestore, Optimizer):
     """fluid.optimizer.ModelAverage: the average of each parameter over a sliding window of recent steps.
 
     The window restarts when num_accumulates >= min_average_window and
@@ -244,16 +250,3 @@ class ModelAverage(Optimizer):
         raise NotImplementedError('ModelAverage is not an update rule: build it after optimizer.minimize(loss) and '
                                   'use apply()/restore()')
 
-    @contextlib.contextmanager
-    def apply(self, executor, need_restore: bool = True):
-        """Parameters hold their window average inside the block; restored on exit when `need_restore`."""
-        _run(executor, self.apply_program)
-        try:
-            yield
-        finally:
-            if need_restore:
-                self.restore(executor)
-
-    def restore(self, executor) -> None:
-        """Puts back the parameter values saved by the last apply()."""
-        _run(executor, self.restore_program)
