@@ -14,15 +14,47 @@ import numpy as np
 from .dtype import to_var_type
 
 
-class SelectedRows:
-    """A sparse row-slice of a [height, width] tensor: `rows` (int64, duplicates allowed) and `values`."""
+class RowIndices(np.ndarray):
+    """SelectedRows.rows: the int64 array paddle_exec's kernels use, also callable as Paddle's pybind method
+    `rows()`, which returns the rows as a list (scripts that inspect sparse gradients call it)."""
 
-    __slots__ = ('rows', 'values', 'height')
+    def __call__(self) -> list:
+        return self.tolist()
+
+
+class Height(int):
+    """SelectedRows.height: an int, also callable as Paddle's pybind method `height()`."""
+
+    def __call__(self) -> int:
+        return int(self)
+
+
+class SelectedRows:
+    """A sparse row-slice of a [height, width] tensor: `rows` (int64, duplicates allowed) and `values`.
+    `rows` and `height` read as an array and an int, and may also be called, `rows()` / `height()`, as in Paddle."""
+
+    __slots__ = ('_rows', 'values', '_height')
 
     def __init__(self, rows=None, values=None, height: int = 0):
-        self.rows = np.zeros(0, np.int64) if rows is None else np.asarray(rows, np.int64)
+        self.rows = np.zeros(0, np.int64) if rows is None else rows
         self.values = values
         self.height = height
+
+    @property
+    def rows(self) -> RowIndices:
+        return self._rows
+
+    @rows.setter
+    def rows(self, rows) -> None:
+        self._rows = np.asarray(rows, np.int64).view(RowIndices)
+
+    @property
+    def height(self) -> Height:
+        return self._height
+
+    @height.setter
+    def height(self, height) -> None:
+        self._height = Height(height)
 
     # the pybind surface of core.SelectedRows
     def get_tensor(self):
@@ -33,7 +65,7 @@ class SelectedRows:
         self.height = height
 
     def set_rows(self, rows):
-        self.rows = np.asarray(rows, np.int64)
+        self.rows = rows
 
     def to_dense(self) -> np.ndarray:
         dense = np.zeros((self.height,) + self.values.shape[1:], self.values.dtype)

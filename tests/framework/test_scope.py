@@ -6,6 +6,7 @@ import pytest
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.framework import VarType, unique_name
+from paddle_exec.framework.scope import SelectedRows
 
 
 def test_var_creates_and_find_var_looks_through_parents():
@@ -109,3 +110,14 @@ def test_selected_rows_get_tensor_set_writes_values():
     assert dense.shape == (10, 4)
     np.testing.assert_array_equal(dense[[1, 3]], np.ones((2, 4), np.float32))
     assert dense.sum() == 8
+
+
+def test_selected_rows_rows_and_height_read_as_values_and_call_as_paddles_methods():
+    sr = SelectedRows([3, 1, 3], np.ones((3, 2), np.float32), height=5)
+    assert sr.rows() == [3, 1, 3] and isinstance(sr.rows(), list)      # Paddle's pybind: rows() -> list
+    assert sr.height() == 5 and sr.height == 5 and sr.height + 1 == 6
+    assert sr.rows.dtype == np.int64 and sr.rows.tolist() == [3, 1, 3]
+    sr.set_rows([0, 4])
+    sr.set_height(7)
+    assert sr.rows() == [0, 4] and sr.height() == 7
+    np.testing.assert_array_equal(SelectedRows([0, 0], np.ones((2, 1), np.float32), 2).to_dense(), [[2.0], [0.0]])
