@@ -285,3 +285,10 @@ def test_warmup_over_a_float64_rate():
     got = run_steps(main, startup, lr, 5)
     np.testing.assert_array_equal(got[:3], [0.0, 0.10000000894069672, 0.20000001788139343])
     assert got[3:] == [0.25, 0.25]
+
+
+def test_the_1_8_module_path_reaches_the_same_functions():
+    from paddle_exec.fluid.layers import learning_rate_scheduler
+    from paddle_exec.layers import learning_rate
+    assert learning_rate_scheduler.exponential_decay is fluid.layers.exponential_decay
+    assert set(learning_rate_scheduler.__all__) == set(learning_rate.__all__)
