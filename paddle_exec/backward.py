@@ -390,6 +390,48 @@ def _append_seeds(block, targets, target_grads, existing: set[str], for_gradient
     return seeds
 
 
+# --- sub-blocks (control flow) ------------------------------------------------------------------------------
+
+def append_sub_block_backward(sub_block, target_names, no_grad_names) -> object:
+    """The grad block of a control-flow op's sub-block, as Paddle's `_append_backward_ops_` recursion makes it.
+
+    A new block (child of the current block, `forward_block_idx` = the sub-block) receives the grad ops of the
+    sub-block ops that lead to `target_names` (the op's outputs whose gradients `name@GRAD` come from outside),
+    accumulated and pruned as in the main pass. Nested control-flow ops recurse through their grad makers. The
+    grad block also gets copies of the forward variables its ops refer to, because Block lookups here follow
+    parent blocks only (Paddle's also follow forward_block_idx), and shape rules need them."""
+    program = sub_block.program
+    grad_block = program._create_block()
+    grad_block.forward_block_idx = sub_block.idx
+    try:
+        no_grad = _stop_gradient_names(program) | set(no_grad_names)
+        path = _find_op_path(sub_block.ops, set(target_names), set(), no_grad)
+        grad_ops = _make_grad_ops(path, no_grad)
+        grad_ops = _addup_repetitive_outputs(grad_ops, sub_block.idx)   # Paddle names renames after it
+        grad_ops = _remove_no_grad_branch(grad_ops, {n + GRAD_SUFFIX for n in no_grad})
+        for gop in grad_ops:
+            for name in gop.input_arg_names() + gop.output_arg_names():
+                for fwd_name in (name, strip_grad_suffix(name)):
+                    if grad_block._find_var_recursive(fwd_name) is None:
+                        fwd = sub_block._find_var_recursive(fwd_name)
+                        if fwd is not None:
+                            grad_block.vars[fwd_name] = _mirror_var(fwd, grad_block)
+        for name in target_names:       # the incoming gradients (made in the parent later): shape rules need them
+            if grad_block._find_var_recursive(name + GRAD_SUFFIX) is None:
+                _create_grad_var(grad_block, name + GRAD_SUFFIX)
+        _append_grad_ops(grad_block, grad_ops, {n + GRAD_SUFFIX for n in target_names}, None)
+    finally:
+        program._rollback()
+    return grad_block
+
+
+def _mirror_var(var, block):
+    import copy
+    mirror = copy.copy(var)
+    mirror.block = block
+    return mirror
+
+
 # --- the public functions -------------------------------------------------------------------------------------
 
 def append_backward(loss: Variable, parameter_list=None, no_grad_set=None, callbacks=None,

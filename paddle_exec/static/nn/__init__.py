@@ -1,2 +1,3 @@
 """paddle.static.nn."""
+from ...layers.control_flow import case, cond, switch_case, while_loop
 from .common import *
