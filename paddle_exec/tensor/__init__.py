@@ -3,5 +3,6 @@ from .creation import *
 from .logic import *
 from .manipulation import *
 from .math import *
+from .random import *
 from .search import *
 from .stat import *
