@@ -89,6 +89,8 @@ def make_step(kernel, in_spec, out_spec, free):
             if type(s) is int:
                 values[s] = res[k]
             else:
+                # zip: a kernel may return fewer values than the slot lists, and the rest keep their values
+                # (ops/control_flow.py relies on it: a conditional_block whose condition is false returns [])
                 for i, v in zip(s, res[k]):
                     if i is not None:           # an @EMPTY@ entry of a list slot: nobody wants that gradient
                         values[i] = v
