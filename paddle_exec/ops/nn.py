@@ -73,19 +73,24 @@ for _t in _CONV_TYPES:
           grad=GradSpec(('Input', 'Filter', 'Bias', 'Output@GRAD'), ('Input@GRAD', 'Filter@GRAD', 'Bias@GRAD')))
 
 
-def _conv_shape(ctx):
+def _conv_operands(ctx) -> tuple:
+    """(data format, Filter shape, (n, c, h, w) of Input) of a conv or conv-transpose op; both must be 4-D."""
     fmt = ctx.attr('data_format')
     xs, ws = ctx.in_shape('Input'), ctx.in_shape('Filter')
     dims = _nchw_dims(xs, fmt)
     if dims is None or len(ws) != 4:
         raise ValueError("operator '%s': Input must be 4-D and Filter 4-D, got Input %s and Filter %s"
-                         % (ctx.op.type, list(xs), list(ws)))
-    n, c, h, w = dims
+                         % (ctx.op.type, list(ctx.in_shape('Input')), list(ws)))
+    return fmt, ws, dims
+
+
+def _conv_shape(ctx):
+    fmt, ws, (n, c, h, w) = _conv_operands(ctx)
     groups = ctx.attr('groups') or 1
     if c >= 0 and ws[1] * groups != c:
         raise ValueError("operator '%s': the number of input channels (%d) must equal the filter's channels (%d) "
                          "times groups (%d); Input %s, Filter %s"
-                         % (ctx.op.type, c, ws[1], groups, list(xs), list(ws)))
+                         % (ctx.op.type, c, ws[1], groups, list(ctx.in_shape('Input')), list(ws)))
     kh, kw = ws[2], ws[3]
     sh, sw = _pair(ctx.attr('strides'))
     dh, dw = _pair(ctx.attr('dilations'))
@@ -679,17 +684,11 @@ for _t in _CONV_T_TYPES:
 
 
 def _conv_t_shape(ctx):
-    fmt = ctx.attr('data_format')
-    xs, ws = ctx.in_shape('Input'), ctx.in_shape('Filter')
-    dims = _nchw_dims(xs, fmt)
-    if dims is None or len(ws) != 4:
-        raise ValueError("operator '%s': Input must be 4-D and Filter 4-D, got Input %s and Filter %s"
-                         % (ctx.op.type, list(xs), list(ws)))
-    n, c, h, w = dims
+    fmt, ws, (n, c, h, w) = _conv_operands(ctx)
     groups = int(ctx.attr('groups') or 1)
     if c >= 0 and ws[0] != c:
         raise ValueError("operator '%s': the number of input channels (%d) must equal the filter's first dimension "
-                         "(%d); Input %s, Filter %s" % (ctx.op.type, c, ws[0], list(xs), list(ws)))
+                         "(%d); Input %s, Filter %s" % (ctx.op.type, c, ws[0], list(ctx.in_shape('Input')), list(ws)))
     oh = ow = -1
     if h >= 0 and w >= 0:
         oh, ow, _, _ = KC._transpose_geometry(

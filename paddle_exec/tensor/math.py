@@ -23,6 +23,7 @@ import numpy as np
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
 from ..layers import math as _math
+from ..layers import tensor as _layers_tensor
 from ..layers.activation import activation
 from ..layers.helper import LayerHelper
 from ..layers.nn import check_variable_and_dtype
@@ -366,21 +367,12 @@ def dot(x, y, name=None):
 
 
 def bmm(x, y, name=None):
-    """paddle.bmm: the `bmm` op of [B, M, K] and [B, K, N]."""
+    """paddle.bmm: fluid's `bmm` builder, plus 2.x's check that the batch sizes agree."""
     x_shape, y_shape = list(x.shape), list(y.shape)
-    if not len(x_shape) == len(y_shape) == 3:
-        raise ValueError("x and y should be 3-dimensional. But received x's dimention: %s, y's dimention: %s"
-                         % (x_shape, y_shape))
-    if x_shape[2] != y_shape[1]:
-        raise ValueError("x's width must be equal with y's height. But received x's shape: %s, y's shape: %s"
-                         % (x_shape, y_shape))
-    if x_shape[0] != y_shape[0]:
+    if len(x_shape) == len(y_shape) == 3 and x_shape[0] != y_shape[0]:
         raise ValueError("x's batch (shape[0]) must be equal with y's batch (shape[0]). But received x's shape: %s, "
                          "y's shape: %s" % (x_shape, y_shape))
-    helper = LayerHelper('bmm', name=name)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op('bmm', {'X': [x], 'Y': [y]}, {'Out': [out]})
-    return out
+    return _layers_tensor.bmm(x, y, name=name)
 
 
 def _bool_reduce(op_type: str, api: str, x, axis, keepdim, name):
