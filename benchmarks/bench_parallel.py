@@ -204,7 +204,7 @@ def busy_loop(x, iters):
 
 def _register_busy_op() -> None:
     """The test-only op `bench_busy_loop(X) -> Out[1]`, attribute `iters` (forward only)."""
-    from paddle_exec.ops.registry import OPS, defop, kernel_rule, shape_rule
+    from paddle_exec.framework.registry import OPS, defop, kernel_rule, shape_rule
     if 'bench_busy_loop' in OPS:
         return
     defop('bench_busy_loop', ['X'], ['Out'], {'iters': 1})

@@ -240,7 +240,7 @@ def build_executor_model(name: str):
     built and initialised on paddle_exec in a scope of its own."""
     import paddle_exec.fluid as fluid
     from paddle_exec.framework import unique_name
-    from paddle_exec.ops.registry import KERNEL_RULES
+    from paddle_exec.framework.registry import KERNEL_RULES
 
     from . import models
     builder, batch = models.MODELS[name]

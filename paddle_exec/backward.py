@@ -3,7 +3,7 @@
 One backward pass, in Paddle's order (each step is a small function below):
 
 1. The no-grad set: every variable with stop_gradient=True (data, frozen parameters) plus `no_grad_set`.
-2. The op path (`_find_op_path`): ops with a grad maker (ops/registry.GRAD_RULES) whose outputs lead to the
+2. The op path (`_find_op_path`): ops with a grad maker (framework/registry.GRAD_RULES) whose outputs lead to the
    targets, and (for `gradients`) that are reached from the inputs. Path outputs that do not lead to a target
    join the no-grad set (`_find_no_grad_vars`, append_backward only).
 3. Grad ops: each path op's grad maker, in reverse order. Gradients of no-grad inputs are `@EMPTY@`; a
@@ -26,10 +26,9 @@ and returns [(param, grad)].
 """
 from __future__ import annotations
 
-from .framework import unique_name
+from .framework import registry, unique_name
 from .framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, OpRole
 from .framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX, Parameter, Variable
-from .ops import registry
 
 __all__ = ['append_backward', 'gradients', 'calc_gradient', 'Parameter']
 

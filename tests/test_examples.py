@@ -1,7 +1,7 @@
 """Every script in examples/ trains: run as a user runs it (a subprocess), its printed loss must fall.
 
 An example declares the op types its programs use in `REQUIRED_OPS`; while any of them has no kernel in
-`paddle_exec.ops.registry.KERNEL_RULES` the example is skipped with the missing names in the reason, so its test
+`paddle_exec.framework.registry.KERNEL_RULES` the example is skipped with the missing names in the reason, so its test
 turns on by itself when the ops land. Once it runs, a second test checks the declaration against the ops the
 example really builds, so a stale list cannot hide a missing kernel.
 """
@@ -18,7 +18,7 @@ import pytest
 
 import paddle_exec  # noqa: F401  (registers every op)
 from paddle_exec.framework import Program, unique_name
-from paddle_exec.ops.registry import KERNEL_RULES
+from paddle_exec.framework.registry import KERNEL_RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES_DIR = os.path.join(ROOT, 'examples')

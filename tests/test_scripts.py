@@ -24,7 +24,7 @@ import paddle_exec
 import paddle_exec.fluid
 import paddle_exec.nn.functional
 import paddle_exec.static
-from paddle_exec.ops.registry import KERNEL_RULES
+from paddle_exec.framework.registry import KERNEL_RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS_DIR = os.path.join(ROOT, 'tests', 'scripts')
@@ -99,7 +99,7 @@ _API_ROOTS = {'paddle': paddle_exec, 'fluid': paddle_exec.fluid, 'static': paddl
 # Runs a script as `python script.py` would, recording the type of every op a kernel is made for.
 RUNNER = """
 import json, runpy, sys
-from paddle_exec.ops import registry
+from paddle_exec.framework import registry
 used = set()
 make_kernel = registry.make_kernel
 def recording_make_kernel(op):

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from ..framework import registry
 from ..framework.variable import EMPTY_VAR_NAME
-from ..ops import registry
 
 
 class PlanNode:

@@ -45,10 +45,11 @@ import threading
 import time
 import weakref
 
+from ..framework import registry
+from ..framework.errors import EOFException
 from ..framework.operator import Operator
 from ..framework.program import Program
 from ..ops import reader as reader_ops
-from ..ops import registry
 from .feed import bind_scope_inputs, write_scope_outputs
 from .passes.smart_stage import program_to_dot, split_to_dot
 from .passes.stage import split_stages
@@ -246,7 +247,6 @@ def _stale(item) -> bool:
 
 
 def _is_eof(exc: BaseException) -> bool:
-    from ..fluid.core import EOFException
     return isinstance(exc, EOFException)
 
 
@@ -506,7 +506,6 @@ class StageRuntime:
             if stale:
                 continue
             if kind == 'eof':
-                from ..fluid.core import EOFException
                 payload = EOFException('There is no next data.')
             payload._stage_sources = sources
             raise payload

@@ -1,5 +1,6 @@
 """fluid.core: the names scripts reach into Paddle's C++ core for."""
 from ..framework.dtype import VarType
+from ..framework.errors import EOFException
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
 from ..framework.scope import LoDTensor, Scope, SelectedRows
 
@@ -9,10 +10,6 @@ __all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EOFException', 'LoDTenso
 
 class VarDesc:
     VarType = VarType
-
-
-class EOFException(Exception):
-    """Raised by `Executor.run` when an in-graph reader (DataLoader with iterable=False) runs out of data."""
 
 
 def get_cpu_device_count() -> int:

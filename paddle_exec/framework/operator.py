@@ -1,8 +1,9 @@
 """Operators: one op of a Block, with named input/output slots holding variable names, and attributes.
 
-The op's schema (which slots and attributes exist, their defaults) comes from `paddle_exec.ops.registry`; the
-Operator only stores what the builder gave it. Every op also carries Paddle's bookkeeping attributes `op_role`
-(forward 0, backward 1, optimize 2, loss 256 combined by `|`), `op_role_var` and `op_namescope`.
+The op's schema (which slots and attributes exist, their defaults) comes from `framework/registry.py`, which
+`paddle_exec.ops` fills; the Operator only stores what the builder gave it. Every op also carries Paddle's
+bookkeeping attributes `op_role` (forward 0, backward 1, optimize 2, loss 256 combined by `|`), `op_role_var` and
+`op_namescope`.
 
 Slot names are listed in sorted order (`input_names`, `input_arg_names`, ...) because Paddle's OpDesc keeps its
 slots in a sorted map; printing (`_to_readable_code`) follows Paddle 2.x's format:

@@ -14,6 +14,7 @@ import contextlib
 import copy
 import itertools
 
+from . import registry
 from .operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
 from .variable import Parameter, Variable
 
@@ -114,7 +115,6 @@ class Block:
 
     # --- operators ---------------------------------------------------------------------------------------------
     def _make_op(self, type: str, inputs=None, outputs=None, attrs=None) -> Operator:
-        from ..ops import registry
         op = Operator(self, type, inputs, outputs, attrs)
         registry.complete_op(op)
         prog = self.program

@@ -23,10 +23,10 @@ import numba
 import numpy as np
 
 from ..framework.dtype import to_numpy
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import activation as K
 from ..kernels.embedding import merge_rows
-from .registry import GradSpec, defop, kernel_rule, shape_rule
 
 _CUDNN = {'use_cudnn': False, 'use_mkldnn': False}
 

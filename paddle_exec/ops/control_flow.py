@@ -45,8 +45,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.program import Block
+from ..framework.registry import _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
 from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
-from .registry import _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
 
 
 class _SubBlock(Block):

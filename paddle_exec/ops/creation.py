@@ -12,8 +12,8 @@ the numbers are numpy's, not Paddle's mt19937 stream. None of these ops has a gr
 from __future__ import annotations
 
 from ..framework.dtype import VarType, to_numpy
+from ..framework.registry import defop, kernel_rule, shape_rule
 from ..kernels import creation as K
-from .registry import defop, kernel_rule, shape_rule
 from .tensor import _random_out_shape, _rng
 
 __all__: list[str] = []

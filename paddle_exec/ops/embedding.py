@@ -11,9 +11,9 @@ as Paddle 1.8 does; optimizers and `sum` consume it as such. With `is_sparse=Fal
 from __future__ import annotations
 
 from ..framework.dtype import VarType, to_numpy
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import embedding as KE
-from .registry import GradSpec, defop, kernel_rule, shape_rule
 
 _LOOKUP_ATTRS = {
     'is_sparse': False, 'is_distributed': False, 'padding_idx': -1, 'remote_prefetch': False,

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..kernels import image as KI
-from .registry import GradSpec, defop, kernel_rule, shape_rule
 
 # ---------------------------------------------------------------------------------------------------------------
 # pad (constant, any rank)

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ..kernels import indexing as K
 from ._util import prod
-from .registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from .tensor import _dims, _norm_axis, _same_as_x
 
 __all__ = ['gather_nd_shape']

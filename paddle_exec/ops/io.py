@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import to_numpy
+from ..framework.registry import defop, grad_rule, kernel_rule, shape_rule
 from ..framework.scope import LoDTensor
 from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
-from .registry import defop, grad_rule, kernel_rule, shape_rule
 
 __all__ = ['PyFuncRegistry']
 

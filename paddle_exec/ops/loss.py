@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ..kernels import loss as KL
-from .registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 
 
 def _label_shape_error(op_type, xs, ls, soft):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..framework.variable import EMPTY_VAR_NAME
 from ..kernels import activation as KA
@@ -29,7 +30,6 @@ from ..kernels import elementwise as KE
 from ..kernels import reduce as KR
 from ._util import prod
 from .activation import declared_dtype, same_shape_as_x, unary_forward, unary_kernel
-from .registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 
 # --- mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, one BLAS product -------------------------
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..kernels import metric as KM
-from .registry import GradSpec, defop, kernel_rule, shape_rule
 
 
 def _dims(shape) -> str:

@@ -21,10 +21,10 @@ import random
 import numpy as np
 
 from ..framework.dtype import VarType
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ..kernels import conv as KC
 from ..kernels import norm as KN
 from ._util import prod
-from .registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 
 # ---------------------------------------------------------------------------------------------------------------
 # compile-time geometry (-1 = unknown)

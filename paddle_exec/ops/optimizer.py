@@ -33,9 +33,9 @@ import weakref
 import numpy as np
 
 from ..framework.dtype import VarType
+from ..framework.registry import OPS, GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import optimizer as K
-from .registry import OPS, GradSpec, defop, kernel_rule, shape_rule
 
 
 def _f32(value) -> float:

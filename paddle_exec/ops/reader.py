@@ -37,7 +37,8 @@ import weakref
 import numpy as np
 
 from ..framework.dtype import VarType, convert_dtype, to_numpy, to_var_type
-from .registry import defop, kernel_rule, shape_rule
+from ..framework.errors import EOFException
+from ..framework.registry import defop, kernel_rule, shape_rule
 
 __all__ = ['BlockingQueue', 'SOURCE_OPS', 'STAGE_BUFFERS', 'set_thread_cancel_event', 'ReaderCancelled',
            'RoundDealer', 'PlaceIndex']
@@ -72,7 +73,6 @@ def not_started_error(queue) -> RuntimeError:
 
 
 def eof_error():
-    from ..fluid.core import EOFException  # fluid imports the executors, which import the ops: import late
     return EOFException('There is no next data.')
 
 

@@ -12,8 +12,8 @@ _grad (X, Out, Out@GRAD), softmax_grad / log_softmax_grad (Out, Out@GRAD).
 from __future__ import annotations
 
 from ..framework.dtype import VarType, to_numpy
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..kernels import reduce as KR
-from .registry import GradSpec, defop, kernel_rule, shape_rule
 
 _REDUCE_ATTRS = {'dim': [0], 'keep_dim': False, 'reduce_all': False, 'in_dtype': -1, 'out_dtype': -1}
 

@@ -25,8 +25,8 @@ import csv
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy, to_var_type
+from ..framework.registry import defop, kernel_rule, shape_rule
 from ..kernels import string as KS
-from .registry import defop, kernel_rule, shape_rule
 
 __all__ = ['column_dtype']
 

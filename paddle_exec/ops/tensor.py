@@ -27,11 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
+from ..framework.registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
 from ..framework.variable import EMPTY_VAR_NAME
 from ..kernels import embedding as embedding_kernels
 from ..kernels import tensor as K
 from ._util import prod
-from .registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
 
 # --- helpers ------------------------------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ import threading
 import numpy as np
 
 from ..framework.dtype import VarType
+from ..framework.errors import EOFException
 from ..framework.place import CPUPlace
 from ..framework.program import default_main_program
 from ..framework.scope import LoDTensor, global_scope
@@ -249,7 +250,6 @@ class GeneratorLoader:
         return self
 
     def __next__(self):
-        from ..fluid.core import EOFException
         names = [v.name for v in self._feed_list]
         step = []
         try:

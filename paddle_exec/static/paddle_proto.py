@@ -29,11 +29,11 @@ from __future__ import annotations
 import enum
 import struct
 
+from ..framework import registry
 from ..framework.dtype import VarType
 from ..framework.operator import Operator
 from ..framework.program import Block, Program
 from ..framework.variable import Parameter, Variable
-from ..ops import registry
 
 __all__ = []   # internal: used by static.io.load_inference_model
 

@@ -40,10 +40,10 @@ import struct
 
 import numpy as np
 
+from ..framework import registry
 from ..framework.dtype import VarType
 from ..framework.program import Block, Program
 from ..framework.variable import Parameter, Variable
-from ..ops import registry
 from .paddle_proto import (
     ATTR_VALUE_FIELD,
     PROGRAM_DESC,

@@ -7,10 +7,9 @@ import pytest
 
 import paddle_exec as paddle
 import paddle_exec.fluid as fluid
-from paddle_exec.framework import SelectedRows, unique_name
+from paddle_exec.framework import SelectedRows, registry, unique_name
 from paddle_exec.framework.dtype import VarType
 from paddle_exec.framework.operator import OpRole
-from paddle_exec.ops import registry
 from tests.api.test_optimizers import (
     STEPS,
     assert_same_training,

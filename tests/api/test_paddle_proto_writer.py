@@ -11,11 +11,10 @@ import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.framework import VarType, unique_name
+from paddle_exec.framework import VarType, registry, unique_name
 from paddle_exec.framework.operator import Operator
 from paddle_exec.framework.program import Program
 from paddle_exec.framework.variable import Parameter, Variable
-from paddle_exec.ops import registry
 from paddle_exec.static import paddle_proto as pp
 from paddle_exec.static import paddle_proto_writer as pw
 from paddle_exec.static.paddle_proto import AttrType

@@ -14,7 +14,7 @@ from paddle_exec.executor import stage as stage_runtime
 from paddle_exec.executor.passes.smart_stage import split_to_dot
 from paddle_exec.executor.passes.stage import split_stages
 from paddle_exec.framework import unique_name
-from paddle_exec.ops.registry import KERNEL_RULES
+from paddle_exec.framework.registry import KERNEL_RULES
 
 needs = pytest.mark.skipif(not {'lookup_table_v2', 'concat', 'mul', 'sgd'} <= set(KERNEL_RULES),
                            reason='embedding/concat/fc kernels are not registered yet')

@@ -5,10 +5,9 @@ import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.framework import VarType, unique_name
+from paddle_exec.framework import VarType, registry, unique_name
 from paddle_exec.framework.operator import OpRole
 from paddle_exec.framework.variable import Parameter
-from paddle_exec.ops import registry
 
 
 @pytest.fixture

@@ -21,8 +21,7 @@ CASES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(HERE, 'c
 def missing_parts(case) -> str | None:
     """What the case needs that paddle_exec does not have yet (a builder or an op kernel), or None."""
     import paddle_exec
-    from paddle_exec.framework import unique_name
-    from paddle_exec.ops import registry
+    from paddle_exec.framework import registry, unique_name
     api = paddle_exec.fluid if case.API == 'fluid' else paddle_exec.static
     main, startup = api.Program(), api.Program()
     try:

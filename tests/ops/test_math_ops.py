@@ -8,9 +8,8 @@ import pytest
 
 from paddle_exec.backward import gradients
 from paddle_exec.executor import Executor
-from paddle_exec.framework import CPUPlace, Program, Scope, SelectedRows, program_guard
+from paddle_exec.framework import CPUPlace, Program, Scope, SelectedRows, program_guard, registry
 from paddle_exec.framework.dtype import VarType
-from paddle_exec.ops import registry
 from tests.kernels.gradcheck import check_grad, numeric_grad, projection
 
 # --- the oracle: one op in a program, run by the Executor -----------------------------------------------------------

@@ -11,10 +11,9 @@ import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.framework import unique_name
+from paddle_exec.framework import registry, unique_name
 from paddle_exec.framework.dtype import VarType
 from paddle_exec.kernels.string import fingerprint64, hash_buckets
-from paddle_exec.ops import registry
 
 # FarmHash's published Fingerprint64 (farmhashna::Hash64) values, one or more per length class of the algorithm
 FARMHASH_VECTORS = {

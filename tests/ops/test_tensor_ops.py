@@ -8,9 +8,8 @@ import pytest
 import paddle_exec.fluid as fluid
 from paddle_exec.backward import append_backward
 from paddle_exec.executor import Executor
-from paddle_exec.framework import CPUPlace, Program, program_guard
+from paddle_exec.framework import CPUPlace, Program, program_guard, registry
 from paddle_exec.framework.dtype import VarType
-from paddle_exec.ops import registry
 from tests.kernels.gradcheck import check_grad, numeric_grad
 
 L = fluid.layers

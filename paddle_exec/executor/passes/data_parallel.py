@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...framework import registry
 from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
+from ...framework.registry import OpInfo
 from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
-from ...ops import registry
-from ...ops.registry import OpInfo
 from ..plan import BlockAnalysis, ExecutionPlan, PlanNode
 
 __all__ = ['build_data_parallel_plan', 'is_inference_program', 'plan_to_dot', 'ops_to_dot',

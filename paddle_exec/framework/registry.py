@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
+from .variable import EMPTY_VAR_NAME, GRAD_SUFFIX
 
 
 @dataclass
