@@ -205,7 +205,7 @@ def executor_with(policy):
     """A plain Executor whose runs go through `policy` (what ExecutionStrategy.executor_policy selects)."""
     fluid = _fluid()
     exe = fluid.Executor(fluid.CPUPlace())
-    exe._run_plan = policy.run
+    exe.runner.use_policy(policy)
     return exe
 
 

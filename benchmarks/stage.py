@@ -156,8 +156,8 @@ class Pipeline:
 
 def _compute_only_seconds(pipeline: Pipeline, steps: int = 20) -> float:
     """The compute side alone: the unstaged step minus what its IO ops took, from per-op timings."""
-    plan = next(entry[1] for entry in pipeline.exe._plans.values()
-                if any(node.op.type == 'py_func' for node in entry[1].nodes))
+    plan = next(plan for plan in pipeline.exe.runner.plans.plans()
+                if any(node.op.type == 'py_func' for node in plan.nodes))
     io_types = {'py_func', 'decode_csv', 'string_to_hash_bucket'}
     totals = {'io': 0.0, 'compute': 0.0}
     from paddle_exec.executor.feed import bind_scope_inputs, write_scope_outputs

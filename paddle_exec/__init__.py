@@ -4,7 +4,8 @@ on numpy and numba.
     import paddle_exec as paddle              # instead of: import paddle
     import paddle_exec.fluid as fluid         # instead of: import paddle.fluid as fluid
 """
-from . import ops as _ops  # registers every op  # noqa: I001
+from . import executor  # noqa: I001  (first: executor/config.py reads the environment and sets the kernels' mode)
+from . import ops as _ops  # registers every op
 from . import framework, static, nn, optimizer, regularizer, fluid
 from .framework import CPUPlace, CUDAPlace, is_compiled_with_cuda
 from .framework.dtype import VarType as dtype

@@ -146,7 +146,7 @@ def _find_no_grad_vars(block, path, target_names: set[str], no_grad: set[str]) -
 def _make_grad_ops(path, no_grad: set[str]) -> list[_GradOp]:
     grad_ops = []
     for op in reversed(path):
-        ctx = registry.GradContext(op, no_grad)
+        ctx = registry.GradContext(op, no_grad, append_sub_block_backward)
         info = registry.OPS.get(op.type)
         for type, inputs, outputs, attrs in registry.GRAD_RULES[op.type](ctx):
             gop = _GradOp(type, {k: list(v) for k, v in inputs.items()}, {k: list(v) for k, v in outputs.items()},

@@ -1,5 +1,11 @@
 """Feeding and fetching: Paddle's feed checks and conversions, shared by every executor.
 
+    place_feeds, n_run = split_feeds(block, feed, n_places, is_inference, scopes)   # data parallel: per-place dicts
+    binding = FeedBinding(block, plan.places[p].feed_slots)                          # once per plan and place
+    binding.bind(place_feeds[p], values, scopes[p])                                  # every run
+    result = fetch_results(plan, values, names, n_run, return_numpy, return_merged, merged=...)
+
+
 Feeds are checked like Paddle's `check_feed_shape_type`: a `data` variable fed an array of the wrong rank or of a
 wrong (non -1) dimension, or of another dtype, raises ValueError naming the variable and both shapes or dtypes.
 A feed name the program does not have is dropped with Paddle's warning; Python scalars and lists are converted
@@ -16,6 +22,10 @@ import numpy as np
 from ..framework.dtype import convert_dtype, to_numpy
 from ..framework.scope import LoDTensor, SelectedRows
 from ..framework.variable import Variable
+
+__all__ = ['fetch_names', 'as_array', 'check_feed', 'as_fetch_result', 'FeedBinding', 'known_feeds', 'split_feeds',
+           'split_batch', 'fetch_results', 'bind_scope_inputs', 'write_scope_outputs', 'raise_missing',
+           'FeedCountError', 'SizeOneArray']
 
 
 def fetch_name(item) -> str:
@@ -199,3 +209,146 @@ def raise_missing(name: str, op) -> None:
     raise RuntimeError("The Tensor in the %s Op's Input Variable %s(%s) is not initialized: the variable '%s' has "
                        "no value (it is not fed, no earlier op computes it and the scope does not hold it); %s"
                        % (op.type, slot, name, name, hint))
+
+
+# --- data parallelism: the feed split over places, the fetch merge --------------------------------------------------
+
+class FeedCountError(ValueError, NotImplementedError):
+    """A list of feeds whose length is not the number of places. Paddle 1.8 documents ValueError; Paddle 2.x raises
+    NotImplementedError (UnimplementedError): either `except` catches it."""
+
+
+def split_batch(value, n_places: int) -> list:
+    """Paddle's SplitLoDTensor: chunks of ceil(batch / n_places) rows; fewer chunks when the batch is small.
+    An empty batch gives every place an empty chunk; a 0-d value or a SelectedRows is one chunk."""
+    if n_places == 1 or not isinstance(value, np.ndarray) or value.ndim == 0:
+        return [value]
+    batch = value.shape[0]
+    if batch == 0:
+        return [value] * n_places
+    step = -(-batch // n_places)
+    return [value[i:i + step] for i in range(0, batch, step)]
+
+
+def _feed_var(block, name: str):
+    var = block._find_var_recursive(name)
+    if var is None:
+        raise ValueError('var %s not in this block: the fed variable %r is not a variable of the program being run'
+                         % (name, name))
+    return var
+
+
+def split_feeds(block, feed, n_places: int, is_inference: bool, scopes: list) -> tuple[list[dict], int]:
+    """Paddle's ParallelExecutor feed: per-place dicts of the non-persistable feeds, and how many places run.
+    A dict is split along axis 0 (ceil rule, checked per device); a list gives one dict per place. Persistable
+    feeds go straight into the place scopes (one sample is copied to every place). Programs without backward or
+    optimizer ops may be fed fewer chunks than places: only the fed places run."""
+    if feed is None:
+        return [{} for _ in range(n_places)], n_places
+    if isinstance(feed, dict):
+        chunks: dict[str, list] = {}
+        for name, value in feed.items():
+            var = _feed_var(block, name)
+            arr = as_array(value, var)
+            if n_places > 1 and isinstance(arr, np.ndarray) and arr.ndim:
+                check_feed(var, arr, (-(-arr.shape[0] // n_places),) + arr.shape[1:])
+            else:
+                check_feed(var, arr)
+            parts = split_batch(arr, n_places)
+            if var.persistable:
+                _feed_persistable(name, parts, arr, scopes)
+            else:
+                chunks[name] = parts
+        counts = {name: len(parts) for name, parts in chunks.items()}
+        n_run = n_places
+        short = [name for name, c in counts.items() if c < n_places]
+        if short:
+            if not is_inference:
+                name = short[0]
+                raise RuntimeError(
+                    'The number(%d) of samples[%s] of current batch is less than the count(%d) of devices(CPU), '
+                    'currently, it is not allowed. You should set the environment variable CPU_NUM in the system '
+                    'to determine the number of devices you need.' % (counts[name], name, n_places))
+            if len(set(counts.values())) > 1:
+                low, high = min(counts, key=counts.get), max(counts, key=counts.get)
+                raise RuntimeError("The fed variables split into different numbers of chunks over the %d places "
+                                   "('%s' into %d, '%s' into %d): feed the same batch size for every variable"
+                                   % (n_places, low, counts[low], high, counts[high]))
+            n_run = counts[short[0]]
+        return [{name: parts[p] for name, parts in chunks.items()} for p in range(n_run)], n_run
+    if isinstance(feed, (list, tuple)):
+        if len(feed) != n_places and not (is_inference and 0 < len(feed) < n_places):
+            raise FeedCountError(
+                'The feed data number %d does not match the device number %d. If you are using DataLoader to '
+                'feed data, this may be because you set drop_last=False in training network. Currently, '
+                'drop_last=False for DataLoader is not supported for training network. Please set '
+                'drop_last=True when defining DataLoader.' % (len(feed), n_places))
+        per_place = []
+        for p, each in enumerate(feed):
+            if not isinstance(each, dict):
+                raise TypeError('Each element of feed list should be a dict')
+            place_feed = {}
+            for name, value in each.items():
+                var = _feed_var(block, name)
+                arr = as_array(value, var)
+                check_feed(var, arr)
+                if var.persistable:
+                    scopes[p].var(name).set_value(np.array(arr, copy=True))
+                else:
+                    place_feed[name] = arr
+            per_place.append(place_feed)
+        names = set(per_place[0])
+        for p, place_feed in enumerate(per_place):
+            if set(place_feed) != names:
+                odd = sorted(names ^ set(place_feed))[0]
+                raise ValueError("The feed list must feed the same variables on every place: '%s' is fed on "
+                                 "some places but not on place %d" % (odd, p))
+        return per_place, len(per_place)
+    raise TypeError('feed requires a dict, or a list of dicts (one per place), but received %s'
+                    % type(feed).__name__)
+
+
+def _feed_persistable(name: str, parts: list, whole, scopes: list) -> None:
+    n = len(scopes)
+    if len(parts) == 1:
+        parts = [whole] * n
+    if len(parts) != n:
+        raise RuntimeError(
+            'The number(%d) of samples[%s] of the current batch does not match the count(%d) of devices(CPU). '
+            'Because that %s is a persistable variable, you can feed just one sample, in that case, the input '
+            'sample will be copied in %d copies and be sent to different places separately. If you need that '
+            'different place has different value, you should feed %d samples.' % (len(parts), name, n, name, n, n))
+    for scope, part in zip(scopes, parts):
+        scope.var(name).set_value(np.array(part, copy=True))
+
+
+def merge_fetch(name: str, per_place: list) -> np.ndarray:
+    """Paddle's MergeLoDTensor: the places' values concatenated along axis 0."""
+    arrays = []
+    for p, v in enumerate(per_place):
+        if v is None:
+            raise RuntimeError("The fetched variable '%s' has no value on place %d" % (name, p))
+        arrays.append(v.to_dense() if isinstance(v, SelectedRows) else np.asarray(v))
+    if arrays[0].ndim == 0:
+        return np.stack(arrays)
+    return np.concatenate(arrays, axis=0)
+
+
+def fetch_results(plan, values: list, names: list, n_run: int, return_numpy: bool, return_merged: bool,
+                  data_parallel: bool) -> list:
+    """What run() returns: one value per fetched name (data parallel: merged over the places that ran, or with
+    return_merged=False a list with one value per place)."""
+    places, copies = plan.places, plan.analysis.fetch_copy
+    if not data_parallel:
+        return [as_fetch_result(values[s], return_numpy, copy) for s, copy in zip(places[0].fetch_slots, copies)]
+    results = []
+    for k, name in enumerate(names):
+        per_place = [values[places[p].fetch_slots[k]] for p in range(n_run)]
+        if not return_merged:
+            results.append([as_fetch_result(v, return_numpy, copies[k]) for v in per_place])
+        elif n_run == 1:
+            results.append(as_fetch_result(per_place[0], return_numpy, copies[k]))
+        else:
+            merged = merge_fetch(name, per_place)
+            results.append(merged if return_numpy else LoDTensor(merged))
+    return results

@@ -1,20 +1,24 @@
 """Program -> ExecutionPlan: everything a run needs, analysed once.
 
-    plan = build_plan(block, feed_names, fetch_names)
+    plan = build_plan(block, feed_names, fetch_names, context)
     values = plan.new_values()          # one list slot per variable
-    ...bind feeds and scope values, then a policy runs plan.nodes...
+    ...bind feeds and scope values per place, then a policy runs plan.nodes...
 
 An ExecutionPlan holds
-    slot_of        variable name -> integer slot in the per-run `values` list
-    nodes          one PlanNode per op, in program order (a topological order of the DAG):
+    slot_of        variable name -> integer slot in the per-run `values` list (place 0's; place p adds
+                   p * slots_per_place)
+    nodes          one PlanNode per op (per place), a topological order of the DAG:
                      step(values)  reads its input slots, calls the kernel, writes its output slots and clears
                                    the slots whose last use it is (`free`)
                      successors    nodes that wait for this one;  n_deps  how many nodes this one waits for
-    feed_slots     fed name -> slot
-    scope_inputs   (slot, name, consumer op) read from the scope at the start of a run: persistables and any
-                   value no earlier op produces and nobody feeds
-    scope_outputs  (slot, name) persistables written back to the scope at the end of a run
-    fetch_slots    one slot per fetched name
+    places         one PlaceBinding per place:
+                     feed_slots     fed name -> slot
+                     scope_inputs   (slot, name, consumer op) read from the scope at the start of a run: persistables
+                                    and any value no earlier op produces and nobody feeds
+                     scope_outputs  (slot, name) persistables written back to the scope at the end of a run
+                     fetch_slots    one slot per fetched name
+    stage          the producer side of a staged program (passes/stage.py), or None
+    analysis       the BlockAnalysis it was built from
 
 Dependencies follow the program order of reads and writes (read-after-write, write-after-read, write-after-write),
 so in-place updates such as an optimizer's ParamOut = Param wait for every reader of the parameter. A slot is
@@ -23,7 +27,8 @@ policy can never clear a value that an unfinished op still needs; other values s
 
 A plan is the same for every policy: the sequential order is `nodes` itself, the parallel policies use
 `successors`/`n_deps`. Data parallelism (passes/data_parallel.py) builds one plan over several places from the
-per-place analysis `BlockAnalysis`.
+per-place analysis `BlockAnalysis`. Kernels are made with a `context` (compile.py's KernelContext) through which
+control-flow ops compile their sub-blocks into plans of their own; `run_in_order` runs such a plan.
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from operator import itemgetter
 
 from ..framework import registry
 from ..framework.variable import EMPTY_VAR_NAME
+from .policies.base import run_in_order
 
 
 class PlanNode:
@@ -242,23 +248,63 @@ class BlockAnalysis:
         return frees
 
 
-class ExecutionPlan:
-    """Nodes plus bindings; see the module docstring."""
+class PlaceBinding:
+    """How one place's slots meet the outside: feeds, scope inputs and outputs, fetches."""
+    __slots__ = ('feed_slots', 'fetch_slots', 'scope_inputs', 'scope_outputs')
 
-    def __init__(self, n_slots: int, nodes: list, feed_slots: dict, fetch_slots: list, scope_inputs: list,
-                 scope_outputs: list, slot_of: dict | None = None, n_places: int = 1):
-        self.n_slots = n_slots
-        self.nodes = nodes
+    def __init__(self, feed_slots: dict, fetch_slots: list, scope_inputs: list, scope_outputs: list):
         self.feed_slots = feed_slots
         self.fetch_slots = fetch_slots
         self.scope_inputs = scope_inputs
         self.scope_outputs = scope_outputs
+
+    def shifted(self, offset: int) -> PlaceBinding:
+        """The same binding for the place whose slots start at `offset`."""
+        return PlaceBinding({n: s + offset for n, s in self.feed_slots.items()},
+                            [s + offset for s in self.fetch_slots],
+                            [(s + offset, n, op) for s, n, op in self.scope_inputs],
+                            [(s + offset, n) for s, n in self.scope_outputs])
+
+
+class ExecutionPlan:
+    """Nodes plus bindings; see the module docstring."""
+
+    def __init__(self, n_slots: int, nodes: list, places: list, slot_of: dict | None = None):
+        self.n_slots = n_slots
+        self.nodes = nodes
+        self.places = places
+        self.n_places = len(places)
         self.slot_of = slot_of or {}
-        self.n_places = n_places
         self.roots = [nd.index for nd in nodes if nd.n_deps == 0]
+        self.analysis = None
+        self.stage = None
+        self.binds_runtimes = False
+        self.feed_bindings: list = []
+
+    # place 0's binding, under the names single-place code reads
+    @property
+    def feed_slots(self) -> dict:
+        return self.places[0].feed_slots
+
+    @property
+    def fetch_slots(self) -> list:
+        return self.places[0].fetch_slots
+
+    @property
+    def scope_inputs(self) -> list:
+        return self.places[0].scope_inputs
+
+    @property
+    def scope_outputs(self) -> list:
+        return self.places[0].scope_outputs
 
     def new_values(self) -> list:
         return [None] * self.n_slots
+
+    def run_in_order(self, values: list) -> None:
+        """Runs every node in program order on the caller's thread (what a control-flow op does with its
+        sub-block's plan)."""
+        run_in_order(self.nodes, values)
 
     def link(self, deps: list) -> None:
         """Sets successors / n_deps from per-node dependency sets."""
@@ -272,13 +318,22 @@ class ExecutionPlan:
         self.roots = [nd.index for nd in self.nodes if nd.n_deps == 0]
 
 
-def build_plan(block, feed_names, fetch_names) -> ExecutionPlan:
-    """The single-place plan of a Block."""
-    a = BlockAnalysis(block, feed_names, fetch_names)
-    nodes = [PlanNode(j, op, registry.make_kernel(op), a.in_specs[j], a.out_specs[j], a.frees[j])
+def place_binding(a: BlockAnalysis) -> PlaceBinding:
+    """Place 0's binding of an analysed block."""
+    return PlaceBinding({n: a.slot_of[n] for n in a.feed_names}, [a.slot_of[n] for n in a.fetch_names],
+                        a.scope_inputs, a.scope_outputs)
+
+
+def plan_of(a: BlockAnalysis, context=None) -> ExecutionPlan:
+    """The single-place plan of an analysed block (its ops, in order)."""
+    nodes = [PlanNode(j, op, registry.make_kernel(op, context), a.in_specs[j], a.out_specs[j], a.frees[j])
              for j, op in enumerate(a.ops)]
-    plan = ExecutionPlan(len(a.slot_of), nodes, {n: a.slot_of[n] for n in a.feed_names},
-                         [a.slot_of[n] for n in a.fetch_names], a.scope_inputs, a.scope_outputs, a.slot_of)
+    plan = ExecutionPlan(len(a.slot_of), nodes, [place_binding(a)], a.slot_of)
     plan.link(a.deps)
     plan.analysis = a
     return plan
+
+
+def build_plan(block, feed_names, fetch_names, context=None) -> ExecutionPlan:
+    """The single-place plan of a Block."""
+    return plan_of(BlockAnalysis(block, feed_names, fetch_names), context)

@@ -11,9 +11,8 @@ Setting an attribute that does not exist raises AttributeError (the objects have
 classes); a value of the wrong type raises TypeError; counts that cannot be negative reject negative values with
 TypeError, as Paddle's `size_t` setters do.
 
-`make_policy(exec_strategy, n_places)` turns a strategy into the object that runs plans. The `executor_policy`
-field holds an ExecutorPolicy; policies/registry.py is the one place that maps it (and the environment switches)
-to a policy module.
+They only hold what the user set: config.py reads them (with the environment) into the frozen RunConfig a
+runner is driven by, and policies/registry.py maps its policy to a policy class.
 """
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ import enum
 import numbers
 import warnings
 
-from .policies.registry import ExecutorPolicy, as_policy, policy_for_strategy
+from .config import THREADS_PER_PLACE, ExecutorPolicy, as_policy
 
 __all__ = ['ExecutionStrategy', 'BuildStrategy', 'ExecutorPolicy']
 
@@ -235,17 +234,9 @@ BuildStrategy._FIELDS = {
 }
 
 
-# --- policies -------------------------------------------------------------------------------------------------
-
 def resolve_num_threads(strategy: ExecutionStrategy, n_places: int) -> int:
-    """num_threads, with 0 replaced by 4 * n_places in the user's object (the seed's rule for CPU places)."""
+    """num_threads, with 0 replaced by 4 * n_places in the user's object (Paddle's rule for CPU places), as the
+    executors do at their first run."""
     if strategy.num_threads == 0:
-        strategy.num_threads = 4 * n_places
+        strategy.num_threads = THREADS_PER_PLACE * n_places
     return strategy.num_threads
-
-
-def make_policy(strategy: ExecutionStrategy | None, n_places: int):
-    """The policy object an executor runs with (policies/registry.py decides: the strategy's executor_policy, or
-    the USE_INLINE_EXECUTOR / USE_COST_MODEL_EXECUTOR environment switches when the strategy leaves the default).
-    None: no strategy and no switch, the plain Executor's sequential run."""
-    return policy_for_strategy(strategy, n_places)

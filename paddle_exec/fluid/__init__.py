@@ -6,6 +6,7 @@ from .. import backward, clip, initializer, regularizer
 from ..backward import append_backward, gradients
 from ..executor import Executor
 from ..executor.parallel import *
+from ..executor.places import cpu_places, cuda_places
 from ..executor.strategy import *
 from ..framework import (
                          CPUPlace,
@@ -15,8 +16,6 @@ from ..framework import (
                          Program,
                          Scope,
                          Variable,
-                         cpu_places,
-                         cuda_places,
                          default_main_program,
                          default_startup_program,
                          global_scope,

@@ -2,7 +2,7 @@
 from . import unique_name
 from .dtype import VarType, convert_dtype, to_numpy, to_var_type
 from .operator import Operator, OpRole
-from .place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, is_compiled_with_cuda
+from .place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
 from .program import (
                       Block,
                       Program,

@@ -1,4 +1,5 @@
-"""Places. Only the CPU exists; the CUDA names are here so scripts import, and fail clearly when used."""
+"""Places. Only the CPU exists; the CUDA names are here so scripts import, and fail clearly when used.
+`cpu_places()` (it reads CPU_NUM) is executor/places.py's."""
 from __future__ import annotations
 
 
@@ -22,18 +23,6 @@ class CUDAPlace:
 class CUDAPinnedPlace(CUDAPlace):
     def __init__(self):
         super().__init__(0)
-
-
-def cpu_places(device_count: int | None = None) -> list:
-    """`device_count` CPU places; None reads CPU_NUM like Paddle (see executor.places.cpu_place_count)."""
-    if device_count is None:
-        from ..executor.places import cpu_place_count
-        device_count = cpu_place_count()
-    return [CPUPlace() for _ in range(device_count)]
-
-
-def cuda_places(device_ids=None):
-    raise RuntimeError('paddle_exec runs on the CPU only: there are no CUDA places; use cpu_places()')
 
 
 def is_compiled_with_cuda() -> bool:

@@ -12,6 +12,11 @@
     GRAD_RULES    type -> fn(GradContext) -> list of (type, inputs, outputs, attrs)
                                       the grad-op maker used by append_backward
 
+What the layers above hand in, so that nothing here imports them: a kernel factory that runs a sub-block
+(control flow) gets it compiled through `spec.compile_block(block, feed_names, fetch_names)`, which the executor's
+compile step provides as the spec's `context`; a grad maker that differentiates a sub-block calls
+`g.sub_block_backward(block, target_names, no_grad_names)`, which backward.py provides.
+
 Adding an op is one module edit in `paddle_exec/ops/<family>.py`: `defop(...)` plus its rules. The executor
 never changes. `defop(..., grad=GradSpec)` also defines the `<type>_grad` op's schema and a default grad maker
 that wires forward inputs/outputs and their `@GRAD` names the way Paddle's DefaultGradOpMaker does.
@@ -192,13 +197,22 @@ def _grad_shape_rule(ctx: ShapeContext) -> None:
 # --- kernels --------------------------------------------------------------------------------------------------
 
 class KernelSpec:
-    """What a kernel factory sees when a plan is built: the op, its attributes, which slots are wired."""
+    """What a kernel factory sees when a plan is built: the op, its attributes, which slots are wired, and the
+    compile context (see the module docstring)."""
 
-    def __init__(self, op, info: OpInfo):
+    def __init__(self, op, info: OpInfo, context=None):
         self.op = op
         self.info = info
         self.attrs = op.attrs
         self.type = op.type
+        self.context = context
+
+    def compile_block(self, block, feed_names, fetch_names):
+        """`block` compiled into a plan of its own (nodes, slot_of, fetch_slots, scope_inputs, run_in_order)."""
+        if self.context is None:
+            raise RuntimeError("operator '%s' runs a sub-block, which needs the executor's compile context: run "
+                               "it through an Executor" % self.type)
+        return self.context.compile_block(block, feed_names, fetch_names)
 
     def attr(self, name: str, default=None):
         return self.attrs.get(name, default)
@@ -218,13 +232,13 @@ class KernelSpec:
         return self.op.block._find_var_recursive(names[i]) if i < len(names) else None
 
 
-def make_kernel(op):
-    """The per-step function for `op` (see KERNEL_RULES)."""
+def make_kernel(op, context=None):
+    """The per-step function for `op` (see KERNEL_RULES); `context` is the executor's compile context."""
     info = get(op.type)
     factory = KERNEL_RULES.get(op.type)
     if factory is None:
         raise NotImplementedError("operator '%s' has no kernel in paddle_exec" % op.type)
-    return factory(KernelSpec(op, info))
+    return factory(KernelSpec(op, info, context))
 
 
 # --- gradients ------------------------------------------------------------------------------------------------
@@ -232,11 +246,19 @@ def make_kernel(op):
 class GradContext:
     """What a grad maker sees: the forward op, and `grad_name` mapping a forward var to its gradient var."""
 
-    def __init__(self, op, no_grad_names: set):
+    def __init__(self, op, no_grad_names: set, sub_block_backward=None):
         self.op = op
         self.attrs = {k: v for k, v in op.attrs.items()
                       if k not in ('op_role', 'op_role_var', 'op_namescope', 'op_callstack')}
         self.no_grad_names = no_grad_names
+        self._sub_block_backward = sub_block_backward
+
+    def sub_block_backward(self, block, target_names, no_grad_names):
+        """The grad block of a sub-block (backward.append_sub_block_backward, handed in by backward.py)."""
+        if self._sub_block_backward is None:
+            raise RuntimeError("operator '%s' differentiates a sub-block, which needs append_backward"
+                               % self.op.type)
+        return self._sub_block_backward(block, target_names, no_grad_names)
 
     def input(self, slot: str) -> list[str]:
         return self.op.input(slot)

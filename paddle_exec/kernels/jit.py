@@ -14,8 +14,9 @@ requests per second than with one (docs/policies.md, "Serving and the GIL"). Set
 PADDLE_EXEC_KERNEL_GIL=hold before paddle_exec is imported compiles every kernel holding the GIL instead: callers
 then take turns per op run rather than per kernel call, and the throughput of small models stays level as
 callers are added. The cost: ops of one run no longer overlap on the pool (numpy's BLAS products still release
-the GIL), so keep the default for training. `release` (the default) and `hold` are the values; the mode is
-read once, at import, and is process-wide (numba fixes nogil per compiled function).
+the GIL), so keep the default for training. `release` (the default) and `hold` are the values. The mode is process-wide
+(numba fixes nogil per compiled function): executor/config.py, the one module that reads the environment, calls
+`configure` once when paddle_exec is imported, before the first kernel module is; kernels import nothing above them.
 
 Both builds share numba's on-disk cache folder. The cache tells functions apart by module, qualified name and
 line, not by their flags, so the GIL-holding build is compiled from a copy of each function whose qualified name
@@ -23,25 +24,30 @@ ends in `__gil_held`: the two builds never load each other's machine code.
 """
 from __future__ import annotations
 
-import os
 import types
 
 import numba
 
-__all__ = ['kernel_jit', 'RELEASE_GIL', 'GIL_ENV_VAR']
+__all__ = ['kernel_jit', 'configure', 'release_gil', 'GIL_ENV_VAR']
 
-GIL_ENV_VAR = 'PADDLE_EXEC_KERNEL_GIL'
+GIL_ENV_VAR = 'PADDLE_EXEC_KERNEL_GIL'      # read by executor/config.py, which calls configure()
 
-
-def _release_gil() -> bool:
-    raw = os.environ.get(GIL_ENV_VAR, 'release').strip().lower()
-    if raw not in ('release', 'hold', ''):
-        raise ValueError("%s must be 'release' (kernels release the GIL, the default) or 'hold' (kernels keep it: "
-                         "many threads serving small requests), got %r" % (GIL_ENV_VAR, raw))
-    return raw != 'hold'
+# the process-wide mode: set once by configure() before any kernel is compiled, never changed afterwards
+_mode = {'release_gil': True, 'used': False}
 
 
-RELEASE_GIL = _release_gil()
+def configure(release_gil: bool) -> None:
+    """Sets the GIL mode of every kernel compiled from now on. Changing it once a kernel has been decorated is an
+    error: the process would hold kernels of both modes."""
+    if _mode['used'] and _mode['release_gil'] != bool(release_gil):
+        raise RuntimeError('the kernels\' GIL mode (%s) must be set before the first kernel is compiled: set %s '
+                           'before importing paddle_exec' % (GIL_ENV_VAR, GIL_ENV_VAR))
+    _mode['release_gil'] = bool(release_gil)
+
+
+def release_gil() -> bool:
+    """Whether kernels release the GIL (the default) or hold it (PADDLE_EXEC_KERNEL_GIL=hold)."""
+    return _mode['release_gil']
 
 
 def _held_copy(fn):
@@ -57,7 +63,8 @@ def _held_copy(fn):
 def kernel_jit(**options):
     """A decorator compiling a kernel with numba (cached; nogil unless PADDLE_EXEC_KERNEL_GIL=hold)."""
     def compile_kernel(fn):
-        if RELEASE_GIL:
+        _mode['used'] = True
+        if _mode['release_gil']:
             return numba.njit(nogil=True, cache=True, **options)(fn)
         return numba.njit(nogil=False, cache=True, **options)(_held_copy(fn))
     return compile_kernel

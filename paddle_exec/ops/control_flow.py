@@ -1,9 +1,10 @@
 """Control flow ops: `conditional_block`, `while` and their helpers, with sub-block execution inside the kernels.
 
-Design: a control-flow op's kernel factory compiles its sub-block once into its own ExecutionPlan
-(`executor.plan.build_plan(sub_block, feed_names, fetch_names)`), and every step runs that plan's nodes in order on
-a fresh `values` list bound from the op's inputs. The outer executor sees an ordinary op; nothing in the executor
-knows about blocks. What the outer plan needs to know comes from the op's slots, as Paddle's builders fill them:
+Design: a control-flow op's kernel factory compiles its sub-block once into its own plan
+(`spec.compile_block(sub_block, feed_names, fetch_names)`, the block compiler the executor hands in as the kernel
+context), and every step runs that plan's nodes in order on a fresh `values` list bound from the op's inputs.
+The outer executor sees an ordinary op; nothing in the executor knows about blocks.
+What the outer plan needs to know comes from the op's slots, as Paddle's builders fill them:
 
   conditional_block   Cond (bool, numel 1 when is_scalar_condition), Input (every parent variable the sub-block
                       reads) -> Out (every parent variable the sub-block writes), Scope (the sub-run's values)
@@ -89,20 +90,15 @@ class SubBlockScope:
         return None if s is None else self.values[s]
 
 
-def _compile(block, feed_names, fetch_names, op):
+def _compile(spec, block, feed_names, fetch_names):
     """The sub-block's plan, checking that everything it reads is fed (Paddle lists those in Input / X)."""
-    from ..executor.plan import build_plan
-    plan = build_plan(block, feed_names, fetch_names)
+    op = spec.op
+    plan = spec.compile_block(block, feed_names, fetch_names)
     for _, name, consumer in plan.scope_inputs:
         if consumer is not None:
             raise ValueError("operator '%s' (block %d): variable '%s' read inside its sub-block %d is not listed in "
                              "its inputs" % (op.type, op.block.idx, name, block.idx))
     return plan
-
-
-def _run_nodes(steps, values) -> None:
-    for step in steps:
-        step(values)
 
 
 def _scalar_condition(cond, op_type: str) -> bool:
@@ -152,8 +148,8 @@ def _conditional_block_kernel(spec):
     if keep_scope:
         fetch += [n for sop in block.ops for n in sop.input_arg_names + sop.output_arg_names
                   if n != EMPTY_VAR_NAME]
-    plan = _compile(block, input_names, fetch, op)
-    n_slots, steps = plan.n_slots, [nd.step for nd in plan.nodes]
+    plan = _compile(spec, block, input_names, fetch)
+    n_slots, run_block = plan.n_slots, plan.run_in_order
     feed_slots = [plan.slot_of[n] if n != EMPTY_VAR_NAME else None for n in op.input('Input')]
     out_slots = plan.fetch_slots[:len(out_names)]
     slot_of = plan.slot_of
@@ -166,7 +162,7 @@ def _conditional_block_kernel(spec):
         for s, v in zip(feed_slots, inputs or ()):
             if s is not None:
                 values[s] = v
-        _run_nodes(steps, values)
+        run_block(values)
         return [values[s] for s in out_slots], (SubBlockScope(slot_of, values) if keep_scope else None)
     return run
 
@@ -182,12 +178,11 @@ shape_rule('conditional_block_grad')(_grad_shape_rule)
 
 @grad_rule('conditional_block')
 def _conditional_block_grad_maker(g):
-    from ..backward import append_sub_block_backward
     op = g.op
     fwd_block = op.block.program.blocks[op.attrs['sub_block'].idx]
     outs = g.output('Out')
     wanted = [n for n in outs if n not in g.no_grad_names]
-    grad_block = append_sub_block_backward(fwd_block, wanted, g.no_grad_names)
+    grad_block = g.sub_block_backward(fwd_block, wanted, g.no_grad_names)
     inputs = {'Cond': g.input('Cond'), 'Input': g.input('Input'), 'Out': outs,
               'Out@GRAD': [n + GRAD_SUFFIX if n in wanted else EMPTY_VAR_NAME for n in outs],
               'Scope': g.output('Scope')}
@@ -210,9 +205,8 @@ def _conditional_block_grad_kernel(spec):
     in_grads = op.output('Input@GRAD')
     wanted = [k for k, n in enumerate(in_grads) if n != EMPTY_VAR_NAME]
     fetch = [input_names[k] + GRAD_SUFFIX for k in wanted]
-    from ..executor.plan import build_plan
-    plan = build_plan(grad_block, [], fetch)
-    steps, n_slots = [nd.step for nd in plan.nodes], plan.n_slots
+    plan = spec.compile_block(grad_block, [], fetch)
+    run_block, n_slots = plan.run_in_order, plan.n_slots
     fetch_slots = plan.fetch_slots
     # where each value the grad sub-block reads comes from: an Out@GRAD, Input or Out of this op by position, or
     # the forward sub-run's scope by name
@@ -253,7 +247,7 @@ def _conditional_block_grad_kernel(spec):
                 values[slot] = outs[key]
             else:
                 values[slot] = scope.get(key)
-        _run_nodes(steps, values)
+        run_block(values)
         for k, s in zip(wanted, fetch_slots):
             v = values[s]
             grads[k] = _zeros_like(inputs[k]) if v is None else v
@@ -335,8 +329,8 @@ def _while_kernel(spec):
     cond_name = cond_names[0]
     out_names = op.output('Out')
     feed = x_names + ([cond_name] if cond_name not in x_names else [])
-    plan = _compile(block, feed, list(out_names) + [cond_name], op)
-    n_slots, steps = plan.n_slots, [nd.step for nd in plan.nodes]
+    plan = _compile(spec, block, feed, list(out_names) + [cond_name])
+    n_slots, run_block = plan.n_slots, plan.run_in_order
     x_slots = [plan.slot_of[n] if n != EMPTY_VAR_NAME else None for n in op.input('X')]
     cond_slot = plan.slot_of[cond_name]
     out_slots = plan.fetch_slots[:len(out_names)]
@@ -351,7 +345,7 @@ def _while_kernel(spec):
         values[cond_slot] = conds[0]
         # one values list for all iterations: parent variables carry over, as in Paddle's shared parent scope
         while True:
-            _run_nodes(steps, values)
+            run_block(values)
             if not _scalar_condition(values[cond_slot], 'while'):
                 break
         return [values[s] for s in out_slots], None

@@ -17,10 +17,10 @@ is kept per op (so every plan of the program shares it) and guarded by a lock (s
 
 `stage` (X -> Out, an identity) marks a `static.staged` boundary. Executors that stage (executor/stage.py) never run
 it: they run the ops upstream of it in producer threads and replace it by `unstage`, which pops the producers'
-next batch from the buffer registered under its `stage_key` in `STAGE_BUFFERS` (under data parallelism its `Place`
-input, the place index held by each place's scope, makes place p take batch p of each round, whatever the thread
-timing). Run by an executor that does not
-stage, the program computes the same values, only without the overlap.
+next batch from the stage runtime its `Stage` input holds (a weak reference the runner binds; under data
+parallelism its `Place` input, the place index held by each place's scope, makes place p take batch p of each
+round, whatever the thread timing). Run by an executor that does not stage, the program computes the same values,
+only without the overlap.
 
 Blocking waits (a read on an empty queue, a put into a full one) wake up every 50 ms to check the calling thread's
 cancel event (`set_thread_cancel_event`), so a producer thread can always be stopped.
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import collections
 import threading
-import weakref
 
 import numpy as np
 
@@ -40,13 +39,12 @@ from ..framework.dtype import VarType, convert_dtype, to_numpy, to_var_type
 from ..framework.errors import EOFException
 from ..framework.registry import defop, kernel_rule, shape_rule
 
-__all__ = ['BlockingQueue', 'SOURCE_OPS', 'STAGE_BUFFERS', 'set_thread_cancel_event', 'ReaderCancelled',
+__all__ = ['BlockingQueue', 'SOURCE_OPS', 'set_thread_cancel_event', 'ReaderCancelled',
            'RoundDealer', 'PlaceIndex']
 
 SOURCE_OPS = frozenset({'create_py_reader', 'create_double_buffer_reader', 'read', 'text_line_reader', 'place_read',
                         'place_text_line_reader'})
 # stage_key -> the stage runtime's buffer (anything with `pop()`), registered by executor/stage.py
-STAGE_BUFFERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 _WAIT_SLICE = 0.05
 _local = threading.local()
@@ -428,17 +426,18 @@ class TextLineState:
             return out
 
 
-_TEXT_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _TEXT_STATES_LOCK = threading.Lock()
 
 
 def text_line_state(op) -> TextLineState:
+    """The reading position of a text_line_reader op, kept on the op itself (every plan of the program shares it;
+    a cloned program starts its own)."""
     with _TEXT_STATES_LOCK:
-        state = _TEXT_STATES.get(op)
+        state = getattr(op, '_text_line_state', None)
         if state is None:
-            state = _TEXT_STATES[op] = TextLineState(op.attrs['filenames'], op.attrs['batch_size'],
-                                                     op.attrs.get('skip_header_lines', 0),
-                                                     op.attrs.get('drop_last', False))
+            state = op._text_line_state = TextLineState(op.attrs['filenames'], op.attrs['batch_size'],
+                                                        op.attrs.get('skip_header_lines', 0),
+                                                        op.attrs.get('drop_last', False))
         return state
 
 
@@ -467,7 +466,7 @@ def _place_text_line_kernel(spec):
 
 defop('stage', ['X'], ['Out'], {'capacity': 1, 'num_threads': 1, 'timeout_millis': 300000, 'stage_name': ''},
       duplicable=['X', 'Out'])
-defop('unstage', ['Place'], ['Out'], {'stage_key': -1, 'stage_name': ''}, duplicable=['Out'],
+defop('unstage', ['Stage', 'Place'], ['Out'], {'stage_name': ''}, duplicable=['Out'],
       dispensable=['Place'], stateful=True)
 
 
@@ -485,17 +484,11 @@ def _stage_kernel(spec):
 
 @kernel_rule('unstage')
 def _unstage_kernel(spec):
-    key = spec.attr('stage_key')
-    buffer = STAGE_BUFFERS.get(key)
-    if buffer is None:
-        raise RuntimeError("unstage: the stage buffer %r of stage '%s' is gone (its executor was closed)"
-                           % (key, spec.attr('stage_name')))
-    ref = weakref.ref(buffer)           # the plan must not keep a closed executor's buffer alive
+    name = spec.attr('stage_name')
 
-    def run(place=None):
-        live = ref()
-        if live is None:
-            raise RuntimeError("unstage: the stage buffer of stage '%s' is gone (its executor was closed)"
-                               % spec.attr('stage_name'))
-        return (live.pop(place),)
+    def run(stage_ref, place=None):
+        runtime = stage_ref() if stage_ref is not None else None      # a weak reference: closing frees the stage
+        if runtime is None:
+            raise RuntimeError("unstage: the stage runtime of stage '%s' is gone (its executor was closed)" % name)
+        return (runtime.pop(place),)
     return run

@@ -6,13 +6,13 @@
 from ..backward import append_backward, gradients
 from ..executor import Executor
 from ..executor.parallel import *
+from ..executor.places import cpu_places
 from ..executor.strategy import *
 from ..framework import (
                          CPUPlace,
                          Program,
                          Scope,
                          Variable,
-                         cpu_places,
                          default_main_program,
                          default_startup_program,
                          global_scope,

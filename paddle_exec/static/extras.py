@@ -15,6 +15,7 @@ import contextlib
 
 import numpy as np
 
+from ..executor.config import cpu_place_count
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.program import default_main_program
 from ..framework.scope import LoDTensor
@@ -231,7 +232,6 @@ class DataFeeder:
     def _get_number_of_places_(self, num_places=None) -> int:
         if num_places is not None:
             return int(num_places)
-        from ..executor.places import cpu_place_count
         return cpu_place_count()
 
     def decorate_reader(self, reader, multi_devices, num_places=None, drop_last=True):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import paddle_exec.fluid as fluid
-from paddle_exec.executor import executor as executor_module
+from paddle_exec.executor import compile as compile_module
 from paddle_exec.framework import unique_name
 
 
@@ -34,8 +34,8 @@ def net():
 def test_plan_is_built_once_and_rebuilt_when_the_program_changes(net, monkeypatch):
     main, exe, scope, feed, loss = net
     built = []
-    real = executor_module.build_plan
-    monkeypatch.setattr(executor_module, 'build_plan', lambda *a, **k: built.append(a) or real(*a, **k))
+    real = compile_module.build_plan
+    monkeypatch.setattr(compile_module, 'build_plan', lambda *a, **k: built.append(a) or real(*a, **k))
     exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
     exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
     assert len(built) == 1
@@ -50,7 +50,7 @@ def test_plan_is_built_once_and_rebuilt_when_the_program_changes(net, monkeypatc
 def test_values_are_freed_after_their_last_use(net):
     main, exe, scope, feed, loss = net
     exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
-    plan = exe._plan(main, tuple(feed), (loss.name,))
+    plan = exe.runner.plans.plan(main, tuple(feed), (loss.name,), 1, exe.runner.config)
     name_of = {s: n for n, s in plan.slot_of.items()}
     kept = {'x', 'y', loss.name} | {v.name for v in main.list_vars() if v.persistable}
     freed_at = {name_of[s]: i for i, node in enumerate(plan.nodes) for s in node.free}

@@ -9,9 +9,10 @@ import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.executor import places as places_module
-from paddle_exec.executor.parallel import DataParallelRunner, split_batch
+from paddle_exec.executor import config as config_module
+from paddle_exec.executor.feed import split_batch
 from paddle_exec.executor.passes.data_parallel import sum_in_place_order
+from paddle_exec.executor.runner import Runner
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import LoDTensor, SelectedRows
 
@@ -98,13 +99,13 @@ def test_device_count_follows_cpu_num(monkeypatch):
 
 def test_cpu_num_unset_means_one_place_and_one_warning(monkeypatch, capsys, scope):
     monkeypatch.delenv('CPU_NUM', raising=False)
-    monkeypatch.setattr(places_module, '_warned', False)
+    config_module._warn_cpu_num_unset.cache_clear()          # the warning is printed once per process
     monkeypatch.setattr(os, 'cpu_count', lambda: 4)
     prog = regression()
     exe = started(prog, scope)
     main, _, loss, *_ = prog
     pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main)
-    assert pe.device_count == 1 and os.environ['CPU_NUM'] == '1'
+    assert pe.device_count == 1 and 'CPU_NUM' not in os.environ          # read, never written
     fluid.CompiledProgram(main).with_data_parallel(loss_name=loss.name)
     out, = exe.run(compiled(main, loss, 1), feed=batch(4), fetch_list=[loss])
     assert out.shape == (1,)
@@ -350,7 +351,7 @@ def test_reduce_runs_each_update_once_on_shared_parameters(scope):
     bs.reduce_strategy = BS.ReduceStrategy.Reduce
     cp = compiled(main, loss, 2, build_strategy=bs)
     exe.run(cp, feed=batch(4), fetch_list=[loss])
-    plan = next(iter(cp._executor._plans.values()))[1]
+    plan = cp._executor.plans.plans()[0]
     adam_nodes = [nd for nd in plan.nodes if nd.op is not None and nd.op.type == 'adam']
     assert len(adam_nodes) == len(main.global_block().all_parameters())
     assert {nd.place for nd in adam_nodes} == {0, 1}                        # owners balanced over the places
@@ -526,9 +527,9 @@ def test_the_pool_is_made_once_and_stopped_when_the_executor_goes(monkeypatch, s
     for _ in range(5):
         pe.run(fetch_list=[loss.name], feed=batch(64))
     runner = pe._compiled_program._executor
-    assert isinstance(runner, DataParallelRunner)
+    assert isinstance(runner, Runner)
     policy = runner.policy
-    for nd in next(iter(runner._plans.values()))[1].nodes:
+    for nd in runner.plans.plans()[0].nodes:
         nd.cost = 1.0                                      # force hand-offs so the pool exists
     pe.run(fetch_list=[loss.name], feed=batch(64))
     threads = policy.threads
@@ -554,5 +555,5 @@ def test_plain_executor_uses_the_policy_of_its_exec_strategy(scope):
     set_params(scope, main)
     b, = exe.run(main, feed=batch(4), fetch_list=[loss])
     np.testing.assert_array_equal(a, b)
-    assert es.num_threads == 4 and exe._policy.num_threads == 4
+    assert es.num_threads == 4 and exe.runner.policy.num_threads == 4
     exe.close()

@@ -21,21 +21,22 @@ import pytest
 import paddle_exec
 import paddle_exec.fluid as fluid
 from paddle_exec import static
-from paddle_exec.executor import parallel as parallel_module
+from paddle_exec.executor import runner as runner_module
+from paddle_exec.executor.config import ExecutorPolicy, RunConfig, policy_from_env, stats_window
 from paddle_exec.executor.executor import Executor
-from paddle_exec.executor.plan import ExecutionPlan, PlanNode, build_plan
+from paddle_exec.executor.plan import ExecutionPlan, PlaceBinding, PlanNode, build_plan
 from paddle_exec.executor.policies.cost_model import (
     CostModel,
     CostModelPolicy,
     bottom_levels,
     route_ready,
     split_ready,
-    stats_window,
 )
 from paddle_exec.executor.policies.inline import InlinePolicy, run_order
-from paddle_exec.executor.policies.registry import ExecutorPolicy, make_policy, policy_for_strategy, policy_from_env
+from paddle_exec.executor.policies.registry import make_policy, policy_for_config
 from paddle_exec.executor.policies.sequential import run_sequential
 from paddle_exec.executor.policies.threaded import ThreadedPolicy
+from paddle_exec.executor.strategy import resolve_num_threads
 from paddle_exec.framework import unique_name
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,7 +83,7 @@ def hand_plan(deps, kernels=None, places=None):
     kernels = kernels or [lambda: () for _ in deps]
     places = places or [0] * len(deps)
     nodes = [PlanNode(k, None, kernels[k], (), (), [], place=places[k], label='n%d' % k) for k in range(len(deps))]
-    plan = ExecutionPlan(0, nodes, {}, [], [], [])
+    plan = ExecutionPlan(0, nodes, [PlaceBinding({}, [], [], [])])
     plan.link([set(d) for d in deps])
     return plan
 
@@ -105,6 +106,15 @@ def run_plan(policy, plan, feed=None):
         values[plan.feed_slots[name]] = value
     policy.run(plan, values)
     return values
+
+
+def policy_for_strategy(es, n_places=1):
+    """The policy an executor with strategy `es` (None: a plain Executor without one) runs with."""
+    if es is None:
+        config = RunConfig.for_executor(None)
+        return None if config.policy is None else policy_for_config(config)
+    resolve_num_threads(es, n_places)
+    return policy_for_config(RunConfig.for_data_parallel(es, static.BuildStrategy(), n_places))
 
 
 def strategy(policy_name, num_threads=4):
@@ -181,8 +191,7 @@ def _run_case_with(case, make_policy_object, monkeypatch):
         def close(self):
             pass
     counting = Counting()
-    monkeypatch.setattr(Executor, '_run_plan', lambda self, plan, values: counting.run(plan, values))
-    monkeypatch.setattr(parallel_module, 'make_policy', lambda exec_strategy, n_places: counting)
+    monkeypatch.setattr(runner_module, 'policy_for_config', lambda config: counting)
     monkeypatch.delenv('CPU_NUM', raising=False)
     try:
         with unique_name.guard():
@@ -246,7 +255,7 @@ class TestConformance:
             ins_of.append(ins)
             deps.append({i - 1 for i in ins if i > 0})
         nodes = [PlanNode(k, None, kernels[k], tuple(ins_of[k]), (k + 1,), [], label='n%d' % k) for k in range(n)]
-        plan = ExecutionPlan(n + 1, nodes, {'x': 0}, [], [], [])
+        plan = ExecutionPlan(n + 1, nodes, [PlaceBinding({'x': 0}, [], [], [])])
         plan.link(deps)
         x = np.linspace(-1, 1, 7)
         want = run_plan(SequentialPolicy(), plan, {'x': x})
@@ -322,7 +331,7 @@ def test_inline_runs_every_op_on_the_callers_thread():
     t = threading.Thread(target=caller)
     t.start()
     t.join()
-    assert isinstance(exe._policy, InlinePolicy)
+    assert isinstance(exe.runner.policy, InlinePolicy)
     assert len(log) == 18 and set(log) == {callers[0]}
     assert set(threading.enumerate()) <= before, 'the inline policy made threads'
     for r in results:
@@ -374,7 +383,7 @@ def test_inline_serves_concurrent_callers_each_with_its_own_answer():
         t.start()
     for t in threads:
         t.join()
-    assert isinstance(exe._policy, InlinePolicy)
+    assert isinstance(exe.runner.policy, InlinePolicy)
     assert not errors
     exe.close()
 
@@ -703,7 +712,7 @@ def test_strategy_names_reach_the_executor():
         exe = Executor(fluid.CPUPlace(), exec_strategy=strategy(name))
         got, = exe.run(main, feed={'x': np.ones(2, np.float32)}, fetch_list=[y])
         np.testing.assert_array_equal(got, np.full(2, 3.0, np.float32))
-        assert isinstance(exe._policy, cls)
+        assert isinstance(exe.runner.policy, cls)
         exe.close()
 
 
@@ -717,7 +726,7 @@ def test_env_switch_reaches_the_plain_executor_and_cost_model_is_exposed(monkeyp
     exe = Executor(fluid.CPUPlace())
     got, = exe.run(main, feed={'x': np.ones(2, np.float32)}, fetch_list=[y])
     np.testing.assert_array_equal(got, np.full(2, 3.0, np.float32))
-    assert isinstance(exe._policy, InlinePolicy)
+    assert isinstance(exe.runner.policy, InlinePolicy)
     assert exe.cost_model() is None
     exe.close()
 

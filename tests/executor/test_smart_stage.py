@@ -2,7 +2,6 @@
 with and without it, and the pass moves exactly the ops that only depend on the data, on hand-built graphs
 (parameters, user feeds, control flow, targets, backward ops and in-place updates stay; constants move along);
 the edges into the compute side become staged values; the Program is unchanged; the Graphviz output."""
-import types
 import warnings
 
 import numpy as np
@@ -10,7 +9,8 @@ import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.executor import stage as stage_runtime
+from paddle_exec.executor.compile import prepare_program
+from paddle_exec.executor.config import RunConfig
 from paddle_exec.executor.passes.smart_stage import split_to_dot
 from paddle_exec.executor.passes.stage import split_stages
 from paddle_exec.framework import unique_name
@@ -18,6 +18,12 @@ from paddle_exec.framework.registry import KERNEL_RULES
 
 needs = pytest.mark.skipif(not {'lookup_table_v2', 'concat', 'mul', 'sgd'} <= set(KERNEL_RULES),
                            reason='embedding/concat/fc kernels are not registered yet')
+
+def runtimes_of(exe) -> list:
+    """The stage runtimes an Executor's runner holds (one per staged program)."""
+    runner = exe._runner
+    return list(runner.stages.values()) if runner is not None else []
+
 
 
 def op_types(block, indices):
@@ -75,7 +81,7 @@ def test_deeprec_example_gives_the_same_results_with_and_without_smart_stage(rec
         exe.run(startup, scope=scope)
         results.append(run_to_eof(exe, main, [target], scope))
         assert str(main) == before                                 # the physical graph only
-        runtime, = stage_runtime.runtimes_of(exe)
+        runtime, = runtimes_of(exe)
         block = main.global_block()
         if smart:
             moved = op_types(block, runtime.split.moved)
@@ -113,7 +119,7 @@ def test_smart_stage_training_gives_the_losses_of_the_hand_placed_stage(records)
         exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
         exe.run(startup, scope=scope)
         losses.append(run_to_eof(exe, main, [loss], scope) + run_to_eof(exe, main, [loss], scope))
-        runtime, = stage_runtime.runtimes_of(exe)
+        runtime, = runtimes_of(exe)
         moved = op_types(main.global_block(), runtime.split.moved)
         assert set(moved) == ({'string_to_hash_bucket', 'reshape2', 'scale', 'log'} if smart else set())
         assert not any(main.global_block().ops[j]._is_backward_op() for j in runtime.split.moved)
@@ -200,31 +206,22 @@ def test_smart_stage_without_a_stage_warns_and_changes_nothing():
     with pytest.warns(UserWarning, match='SmartStage is on but the program has no staged'):
         got, = exe.run(main, feed={'x': np.ones((1, 2), 'float32')}, fetch_list=[out], scope=fluid.Scope())
     np.testing.assert_array_equal(got, [[2.0, 2.0]])
-    assert stage_runtime.runtimes_of(exe) == []
-
-
-class Runner:
-    """What stage.prepare reads of a data-parallel runner: its build strategy (BuildStrategy may not have the
-    do_smart_stage fields yet: they are read with getattr)."""
-
-    def __init__(self, **flags):
-        self.build_strategy = types.SimpleNamespace(debug_graphviz_path='', **flags)
+    assert runtimes_of(exe) == []
 
 
 def test_build_strategy_switches_and_the_gpu_variant_warns(records):
     main, startup, target = deeprec_example(records, smart=False)
-    owner = Runner(do_smart_stage=True)
-    stage_runtime.prepare(owner, main, fluid.Scope())
-    assert stage_runtime.runtimes_of(owner)[0].smart
-    gpu = Runner(do_smart_stage_gpu=True)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter('always')
-        stage_runtime.prepare(gpu, main, fluid.Scope())
-    assert stage_runtime.runtimes_of(gpu)[0].smart
-    assert any('do_smart_stage_gpu' in str(w.message) and 'CPU only' in str(w.message) for w in caught)
-    stage_runtime.close_stages(owner)
-    stage_runtime.close_stages(gpu)
-    assert stage_runtime.runtimes_of(owner) == []
+    for flag in ('do_smart_stage', 'do_smart_stage_gpu'):
+        bs = fluid.BuildStrategy()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            setattr(bs, flag, True)
+        if flag == 'do_smart_stage_gpu':
+            assert any('do_smart_stage_gpu' in str(w.message) and 'CPU only' in str(w.message) for w in caught)
+        config = RunConfig.for_data_parallel(fluid.ExecutionStrategy(), bs, 1)
+        assert config.smart_stage
+        physical = prepare_program(main, config)
+        assert physical.stage is not None and physical.stage.smart
 
 
 @needs
@@ -257,7 +254,7 @@ def test_graphviz_of_the_split_and_debug_path(records, tmp_path):
     exe.run(main, fetch_list=[target], scope=scope)
     before = (tmp_path / 'g_stage_before.dot').read_text()
     after = (tmp_path / 'g_stage_after.dot').read_text()
-    runtime, = stage_runtime.runtimes_of(exe)
+    runtime, = runtimes_of(exe)
     assert before.startswith('digraph G {') and 'cluster' not in before and 'lookup_table_v2' in before
     assert after == split_to_dot(main.global_block(), runtime.split, 'after SmartStage')
     assert 'cluster_0' in after and 'cluster_1' in after

@@ -12,8 +12,14 @@ import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.executor import stage as stage_runtime
 from paddle_exec.framework import unique_name
+
+
+def runtimes_of(exe) -> list:
+    """The stage runtimes an Executor's runner holds (one per staged program)."""
+    runner = exe._runner
+    return list(runner.stages.values()) if runner is not None else []
+
 
 
 def batches(n, seed=0, rows=4):
@@ -109,9 +115,9 @@ def test_the_users_program_is_unchanged_and_data_variables_can_be_fetched():
     np.testing.assert_array_equal(x1, first)
     np.testing.assert_array_equal(x2, second)
     assert str(main) == before
-    runtime, = stage_runtime.runtimes_of(exe)
-    assert [op.type for op in runtime.physical.global_block().ops[:2]] == ['unstage', 'mul']
-    assert 'stage' not in [op.type for op in runtime.physical.global_block().ops]
+    runtime, = runtimes_of(exe)
+    assert [op.type for op in runtime.spec.physical.global_block().ops[:2]] == ['unstage', 'mul']
+    assert 'stage' not in [op.type for op in runtime.spec.physical.global_block().ops]
     loader.reset()
     exe.close()
 
@@ -122,7 +128,7 @@ def test_eof_reaches_run_only_after_every_buffered_batch_and_the_next_epoch_rest
     main, startup, loader, loss = regression(True, capacity=3)
     per_epoch, exe = train(main, startup, loader, loss, batches(5), epochs=3)
     assert [len(e) for e in per_epoch] == [5, 5, 5]
-    assert not stage_runtime.runtimes_of(exe)[0].threads          # the epoch ended: no producer left
+    assert not runtimes_of(exe)[0].threads          # the epoch ended: no producer left
     exe.close()
 
 
@@ -240,7 +246,7 @@ def test_close_and_garbage_collection_stop_the_producers():
         with fluid.scope_guard(scope):
             loader.start()
         exe.run(main, fetch_list=[loss], scope=scope)
-        threads = stage_runtime.runtimes_of(exe)[0].threads
+        threads = runtimes_of(exe)[0].threads
         assert len(threads) == 2 and all(t.is_alive() for t in threads)
         if how == 'close':
             exe.close()
@@ -327,5 +333,5 @@ def test_a_staged_program_built_on_a_text_reader_is_planned_once_per_executor(tm
         for _ in range(5):
             sums.append(float(exe.run(main, fetch_list=[total], scope=scope)[0][0]))
     assert sums == [1.0, 5.0]
-    assert len(stage_runtime.runtimes_of(exe)) == 1
+    assert len(runtimes_of(exe)) == 1
     exe.close()

@@ -5,6 +5,8 @@ import pytest
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.executor import strategy
+from paddle_exec.executor.config import RunConfig
+from paddle_exec.executor.policies.registry import policy_for_config
 from paddle_exec.executor.policies.threaded import ThreadedPolicy
 
 
@@ -102,16 +104,21 @@ def test_list_defaults_are_not_shared_between_objects():
     assert b.trainers_endpoints == []
 
 
+def make_policy(es, n_places):
+    strategy.resolve_num_threads(es, n_places)
+    return policy_for_config(RunConfig.for_data_parallel(es, fluid.BuildStrategy(), n_places))
+
+
 def test_make_policy_resolves_num_threads_into_the_users_object():
     es = fluid.ExecutionStrategy()
-    policy = strategy.make_policy(es, 3)
+    policy = make_policy(es, 3)
     try:
         assert isinstance(policy, ThreadedPolicy)
         assert es.num_threads == 12 and policy.num_threads == 12
     finally:
         policy.close()
     es.num_threads = 2
-    policy = strategy.make_policy(es, 3)
+    policy = make_policy(es, 3)
     assert policy.num_threads == 2
     policy.close()
 

@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 import pytest
 
-from paddle_exec.executor.plan import ExecutionPlan, PlanNode
+from paddle_exec.executor.plan import ExecutionPlan, PlaceBinding, PlanNode
 from paddle_exec.executor.policies.threaded import ThreadedPolicy
 
 
@@ -17,7 +17,7 @@ def make_plan(n_slots, specs):
     """specs: (label, fn, input slots, output slot, dependency indices)."""
     nodes = [PlanNode(k, None, fn, tuple(ins), (out,), [], label=label)
              for k, (label, fn, ins, out, _) in enumerate(specs)]
-    plan = ExecutionPlan(n_slots, nodes, {}, [], [], [])
+    plan = ExecutionPlan(n_slots, nodes, [PlaceBinding({}, [], [], [])])
     plan.link([set(deps) for *_, deps in specs])
     return plan
 
@@ -237,10 +237,13 @@ def test_failure_names_the_op_keeps_its_type_and_the_pool_usable(primed):
         policy.close()
 
 
-def test_failure_with_an_exception_that_cannot_be_rebuilt():
+def test_failure_keeps_the_exception_type_and_its_attributes():
+    """An exception whose constructor takes other arguments keeps its type and fields (op_failure copies it rather
+    than rebuilding it from a message), an OSError its errno and filename."""
     class Odd(Exception):
         def __init__(self, a, b):
             super().__init__(a, b)
+            self.code = a + b
 
     def bad(x):
         raise Odd(1, 2)
@@ -248,9 +251,20 @@ def test_failure_with_an_exception_that_cannot_be_rebuilt():
     prime(plan)
     policy = parallel_policy(2)
     try:
-        with pytest.raises(RuntimeError, match='Error while running odd') as info:
+        with pytest.raises(Odd, match='Error while running odd') as info:
             run(policy, plan, 0)
-        assert isinstance(info.value.__cause__, Odd)
+        assert info.value.code == 3 and isinstance(info.value.__cause__, Odd)
+    finally:
+        policy.close()
+
+    def missing_file(x):
+        raise FileNotFoundError(2, 'No such file', 'data.txt')
+    plan = make_plan(3, [('first', lambda x: (x,), [0], 1, ()), ('read', missing_file, [0], 2, ())])
+    policy = parallel_policy(2)
+    try:
+        with pytest.raises(FileNotFoundError, match='Error while running read') as info:
+            run(policy, plan, 0)
+        assert (info.value.errno, info.value.filename) == (2, 'data.txt')
     finally:
         policy.close()
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from paddle_exec.kernels import elementwise, jit
 
@@ -34,8 +35,8 @@ def run_child(mode):
 
 
 def test_default_kernels_release_the_gil():
-    assert jit.RELEASE_GIL or os.environ.get(jit.GIL_ENV_VAR) == 'hold'
-    if jit.RELEASE_GIL:
+    assert jit.release_gil() or os.environ.get(jit.GIL_ENV_VAR) == 'hold'
+    if jit.release_gil():
         assert elementwise._binary_loop.targetoptions['nogil'] is True
         assert elementwise._binary_loop.py_func.__qualname__ == '_binary_loop'
 
@@ -62,3 +63,10 @@ def test_held_copy_keeps_the_function_but_not_its_name():
     assert g(1) == f(1) == 6 and g(1, c=0) == 3
     assert g.__qualname__ == f.__qualname__ + '__gil_held' and g.__code__ is f.__code__
     assert np.isclose(jit.kernel_jit()(lambda v: v * 2.0)(1.5), 3.0)
+
+
+def test_the_mode_cannot_change_once_kernels_exist():
+
+    with pytest.raises(RuntimeError, match='before the first kernel is compiled'):
+        jit.configure(release_gil=not jit.release_gil())
+    jit.configure(release_gil=jit.release_gil())          # setting the same mode again is harmless

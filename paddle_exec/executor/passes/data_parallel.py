@@ -1,7 +1,7 @@
 """The data-parallel pass: one ExecutionPlan that runs a Block on N CPU places, as Paddle's multi_devices pass.
 
     plan = build_data_parallel_plan(program, n_places=2, feed_names=['x', 'y'], fetch_names=['mean_0.tmp_0'],
-                                    loss_name='mean_0.tmp_0', build_strategy=BuildStrategy())
+                                    loss_name='mean_0.tmp_0', reduce_mode=False, gradient_scale=0)
 
 1. The per-place op list is the block's ops with three changes:
    - the `loss@GRAD` seed (the op whose op_role is Backward|Loss) is seeded by the gradient scale strategy:
@@ -33,11 +33,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework import registry
+from ...framework.dtype import to_numpy
 from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
 from ...framework.registry import OpInfo
 from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
-from ..plan import BlockAnalysis, ExecutionPlan, PlanNode
+from ..plan import BlockAnalysis, ExecutionPlan, PlanNode, place_binding
 
 __all__ = ['build_data_parallel_plan', 'is_inference_program', 'plan_to_dot', 'ops_to_dot',
            'shared_persistables']
@@ -166,7 +167,6 @@ def _reduce_kernel(name: str):
 
 
 def _seed_kernel(op, coeff: float):
-    from ...framework.dtype import to_numpy
     dtype = to_numpy(op.attrs.get('dtype', 5))
     shape = tuple(op.attrs.get('shape') or [1])
     return lambda *unused: (np.full(shape, coeff, dtype=dtype),)
@@ -211,13 +211,6 @@ def _spread(spec, stride: int, n_places: int):
     return tuple(spec + p * stride for p in range(n_places))
 
 
-def _modes(build_strategy) -> tuple[bool, int]:
-    from ..strategy import BuildStrategy
-    build_strategy = build_strategy or BuildStrategy()
-    reduce_mode = int(build_strategy.reduce_strategy) == int(BuildStrategy.ReduceStrategy.Reduce)
-    return reduce_mode, int(build_strategy.gradient_scale_strategy)
-
-
 def _written_only_once(ops, kinds) -> set[str]:
     """Variables that only run-once nodes write."""
     written_by: dict[str, set] = {}
@@ -237,20 +230,22 @@ def _written_in_place(ops) -> set[str]:
     return names
 
 
-def shared_persistables(program, n_places: int, loss_name=None, build_strategy=None) -> set[str]:
+def shared_persistables(program, n_places: int, loss_name=None, reduce_mode: bool = False,
+                        gradient_scale: int = _COEFF_NUM_DEVICE) -> set[str]:
     """The persistables all places share (Reduce mode): those only run-once optimizer ops write."""
-    reduce_mode, scale_strategy = _modes(build_strategy)
     if not reduce_mode:
         return set()
-    ops, kinds, _ = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy)
+    ops, kinds, _ = _per_place_ops(program, n_places, loss_name, reduce_mode, gradient_scale)
     return {n for n in _written_only_once(ops, kinds) if (v := program.global_block()._find_var_recursive(n))
             is not None and v.persistable}
 
 
-def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, loss_name=None, build_strategy=None,
-                             n_ranks: int | None = None) -> ExecutionPlan:
-    """The multi-place plan of `program`'s global block; see the module docstring."""
-    reduce_mode, scale_strategy = _modes(build_strategy)
+def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, loss_name=None,
+                             reduce_mode: bool = False, gradient_scale: int = _COEFF_NUM_DEVICE,
+                             n_ranks: int | None = None, context=None) -> ExecutionPlan:
+    """The multi-place plan of `program`'s global block; see the module docstring. `gradient_scale` is
+    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with."""
+    scale_strategy = gradient_scale
     n_ranks = n_ranks or n_places
     block = program.global_block()
     ops, kinds, seed_index = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy)
@@ -280,7 +275,7 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
         if kind is None:
             for p in range(n_places):
                 off = p * stride
-                kernel = (_seed_kernel(op, coeff) if j == seed_index else registry.make_kernel(op))
+                kernel = (_seed_kernel(op, coeff) if j == seed_index else registry.make_kernel(op, context))
                 nodes.append(PlanNode(len(nodes), op, kernel, tuple(_shift(s, off) for s in in_spec),
                                       tuple(_shift(s, off) for s in out_spec), [s + off for s in free], place=p))
                 deps.append({node_of[d][p] for d in a.deps[j]})
@@ -305,23 +300,18 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
             info = registry.get(op.type)
             copies = tuple(any(n in a.persistable and n not in shared for n in op.outputs.get(slot, ()))
                            for slot in info.outputs)
-            kernel = _broadcast_kernel(registry.make_kernel(op), out_spec, n_places, copies)
+            kernel = _broadcast_kernel(registry.make_kernel(op, context), out_spec, n_places, copies)
             node = PlanNode(len(nodes), op, kernel, tuple(_shift(s, off) for s in in_spec), spread, all_free,
                             place=owner, label='%s (once, on place %d)' % (op.type, owner))
         nodes.append(node)
         deps.append({node_of[d][p] for p in range(n_places) for d in a.deps[j]})
 
-    plan = ExecutionPlan(stride * n_places, nodes, {n: a.slot_of[n] for n in a.feed_names},
-                         [a.slot_of[n] for n in a.fetch_names], a.scope_inputs, a.scope_outputs, a.slot_of,
-                         n_places=n_places)
+    first = place_binding(a)
+    plan = ExecutionPlan(stride * n_places, nodes, [first.shifted(p * stride) for p in range(n_places)], a.slot_of)
     plan.link(deps)
     plan.analysis = a
     plan.slots_per_place = stride
     plan.shared_persistables = shared
-    plan.place_feed_slots = [{n: a.slot_of[n] + p * stride for n in a.feed_names} for p in range(n_places)]
-    plan.place_fetch_slots = [[a.slot_of[n] + p * stride for n in a.fetch_names] for p in range(n_places)]
-    plan.place_scope_inputs = [[(s + p * stride, n, op) for s, n, op in a.scope_inputs] for p in range(n_places)]
-    plan.place_scope_outputs = [[(s + p * stride, n) for s, n in a.scope_outputs] for p in range(n_places)]
     plan.loss_grad_fed = scale_strategy == _CUSTOMIZED and loss_name is not None
     return plan
 

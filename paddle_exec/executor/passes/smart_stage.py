@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ...framework.operator import OP_ROLE_ATTR, OpRole
 from ...framework.variable import EMPTY_VAR_NAME
-from .stage import ancestors_closure, is_reader_var, multiply_written
+from .dataflow import ancestors_closure, is_reader_var, multiply_written
 
 __all__ = ['grow_producer', 'compute_side', 'split_to_dot', 'program_to_dot']
 

@@ -17,15 +17,33 @@ at each run: that raises ValueError naming the variable and the op that reads it
 rather than the one it read in program order.
 
 SmartStage (`smart=True`, passes/smart_stage.py) then grows the producer side: see that module.
+
+The physical program. `physical_program(program, n_places, smart)` is the compile pass over a whole Program:
+    - a program with stages becomes its consumer side behind one `unstage` op, which pops the producers' next batch
+      of carried values (its `Stage` input is STAGE_VAR, which the runner binds to its stage runtime); the split
+      comes back with it, and the runner's stage runtime runs the producer side (executor/stage.py);
+    - under data parallelism (n_places > 1) `read` / `text_line_reader` become `place_read` /
+      `place_text_line_reader` and `unstage` takes a `Place` input (PLACE_VAR, a PlaceIndex each place's scope
+      holds): place p always gets batch p of a round, as Paddle's ordered reader does, whatever thread runs it;
+    - any other program comes back as it is.
+The physical program shares the user program's variables and operators; the user's Program is never modified.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
-from ...framework.dtype import VarType
+from ...framework.operator import Operator
+from ...framework.program import Program
 from ...framework.variable import EMPTY_VAR_NAME
+from .dataflow import ancestors_closure, data_flow, is_reader_var, multiply_written
+from .smart_stage import grow_producer
 
-__all__ = ['StageSplit', 'split_stages', 'data_flow', 'StageSettings']
+__all__ = ['StageSplit', 'split_stages', 'StageSettings', 'physical_program', 'STAGE_VAR', 'PLACE_VAR']
+
+# the runner binds these in every place's scope: its stage runtime (a weak reference) and the place's PlaceIndex
+STAGE_VAR = '@STAGE_RUNTIME@'
+PLACE_VAR = '@STAGE_PLACE_INDEX@'
 
 
 @dataclass
@@ -54,40 +72,6 @@ class StageSplit:
                 % ([ops[i].type for i in self.producer], [ops[i].type for i in self.consumer], self.carried))
 
 
-def data_flow(ops) -> tuple[list[set], list[set]]:
-    """preds[j]: the ops whose outputs op j reads (last writer before j of each input); succs: the inverse."""
-    last_writer: dict[str, int] = {}
-    preds: list[set] = []
-    for j, op in enumerate(ops):
-        p = {last_writer[n] for n in op.input_arg_names if n in last_writer}
-        p.discard(j)
-        preds.append(p)
-        for n in op.output_arg_names:
-            if n != EMPTY_VAR_NAME:
-                last_writer[n] = j
-    succs: list[set] = [set() for _ in ops]
-    for j, p in enumerate(preds):
-        for i in p:
-            succs[i].add(j)
-    return preds, succs
-
-
-def ancestors_closure(seeds, preds) -> set:
-    done = set()
-    todo = list(seeds)
-    while todo:
-        j = todo.pop()
-        if j in done:
-            continue
-        done.add(j)
-        todo.extend(preds[j] - done)
-    return done
-
-
-def is_reader_var(var) -> bool:
-    return var is not None and var.type == VarType.READER
-
-
 def _settings(block, stage_ops: list) -> StageSettings:
     ops = [block.ops[i] for i in stage_ops]
     return StageSettings([op.attrs.get('stage_name', '') for op in ops],
@@ -112,14 +96,6 @@ def _check_producer_inputs(block, producer: set, stage_name: str) -> None:
                         'data in the graph (a non-iterable DataLoader, text_line_reader) or stage only values that '
                         'do not depend on it' % (stage_name, n, op.type))
         written.update(op.output_arg_names)
-
-
-def multiply_written(ops) -> set[str]:
-    counts: dict[str, int] = {}
-    for op in ops:
-        for n in set(op.output_arg_names):
-            counts[n] = counts.get(n, 0) + 1
-    return {n for n, c in counts.items() if c > 1 and n != EMPTY_VAR_NAME}
 
 
 def carried_values(block, producer: set, consumer: list, stage_ops: list) -> tuple[list, list]:
@@ -157,7 +133,6 @@ def split_stages(block, smart: bool = False, targets=()) -> StageSplit | None:
     _check_producer_inputs(block, producer, ', '.join(settings.names))
     moved: list = []
     if smart:
-        from .smart_stage import grow_producer
         moved = grow_producer(block, producer, preds, succs, set(targets))
         producer |= set(moved)
         producer = ancestors_closure(producer, preds)
@@ -171,3 +146,61 @@ def split_stages(block, smart: bool = False, targets=()) -> StageSplit | None:
                                   'ops (%s); stage a value that is written once'
                                   % (', '.join(settings.names), name, ', '.join(writers)))
     return StageSplit(sorted(producer), consumer, stage_ops, carried, crossing, sorted(moved), settings)
+
+
+# --- the physical program ------------------------------------------------------------------------------------------
+
+PLACED_READERS = {'read': 'place_read', 'text_line_reader': 'place_text_line_reader'}
+
+
+def physical_program(program: Program, n_places: int, smart: bool) -> tuple[Program, StageSplit | None]:
+    """(the program to plan, the stage split or None); see the module docstring."""
+    info = program._stage_info
+    block = program.global_block()
+    if not info.get('stages'):
+        if smart or info.get('smart'):
+            warnings.warn('SmartStage is on but the program has no staged(): nothing is staged (SmartStage needs at '
+                          'least one stage boundary to grow)', stacklevel=4)
+        if n_places > 1 and any(op.type in PLACED_READERS for op in block.ops):
+            return _physical(program, _placed_reads(block.ops, n_places)), None
+        return program, None
+    split = split_stages(block, smart=smart or bool(info.get('smart')), targets=info.get('targets', ()))
+    inputs = {'Stage': [STAGE_VAR]}
+    if n_places > 1:
+        inputs['Place'] = [PLACE_VAR]
+    unstage = Operator(block, 'unstage', inputs, {'Out': list(split.carried)},
+                       {'stage_name': ', '.join(split.settings.names), 'op_role': 0, 'op_role_var': [],
+                        'op_namescope': '/'})
+    consumer = [block.ops[j] for j in split.consumer]
+    return _physical(program, [unstage] + _placed_reads(consumer, n_places)), split
+
+
+def _placed_reads(ops: list, n_places: int) -> list:
+    """Each `read` / `text_line_reader` as its place-aware twin (ops/reader.py) when there are several places."""
+    if n_places <= 1:
+        return list(ops)
+    placed = []
+    for op in ops:
+        kind = PLACED_READERS.get(op.type)
+        if kind is None:
+            placed.append(op)
+            continue
+        inputs = {k: list(v) for k, v in op.inputs.items()}
+        inputs['Place'] = [PLACE_VAR]
+        twin = Operator(op.block, kind, inputs, {'Out': op.output('Out')}, dict(op.attrs, n_places=n_places))
+        twin.source = op
+        placed.append(twin)
+    return placed
+
+
+def _physical(program: Program, ops: list) -> Program:
+    """A Program whose global block holds `ops` over the user program's variables (its other blocks shared)."""
+    phys = Program()
+    block = phys.global_block()
+    block.vars = program.global_block().vars
+    block.ops = ops
+    phys.blocks = [block] + program.blocks[1:]
+    phys.random_seed = program.random_seed
+    phys._is_test = program._is_test
+    phys._stage_info = {'physical_of': program._id}
+    return phys

@@ -48,7 +48,6 @@ Shared with other runs: the pool and, per plan, the window's sums and the model 
 from __future__ import annotations
 
 import heapq
-import os
 import queue
 import threading
 import time
@@ -56,43 +55,13 @@ import warnings
 import weakref
 from typing import NamedTuple
 
+from ..config import DEFAULT_START_NODE_STATS_STEP, DEFAULT_STOP_NODE_STATS_STEP, stats_window
 from .base import op_failure
 from .pool import WorkerPool
 from .threaded import ThreadedPolicy
 
 __all__ = ['CostModelPolicy', 'CostModel', 'CostEntry', 'bottom_levels', 'split_ready', 'route_ready', 'stats_window',
            'DEFAULT_START_NODE_STATS_STEP', 'DEFAULT_STOP_NODE_STATS_STEP']
-
-DEFAULT_START_NODE_STATS_STEP = 100
-DEFAULT_STOP_NODE_STATS_STEP = 200
-
-
-
-# --- the measuring window ---------------------------------------------------------------------------------------
-
-def _env_step(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == '':
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError('%s must be an integer (a run number of the executor), got %r' % (name, raw)) from None
-
-
-def stats_window(start: int | None = None, stop: int | None = None) -> tuple[int, int, str | None]:
-    """(start, stop, why the window is off or None). Arguments left None come from START_NODE_STATS_STEP and
-    STOP_NODE_STATS_STEP (defaults 100 and 200)."""
-    if start is None:
-        start = _env_step('START_NODE_STATS_STEP', DEFAULT_START_NODE_STATS_STEP)
-    if stop is None:
-        stop = _env_step('STOP_NODE_STATS_STEP', DEFAULT_STOP_NODE_STATS_STEP)
-    why = None
-    if start <= 0 or stop <= 0:
-        why = ('START_NODE_STATS_STEP (%d) and STOP_NODE_STATS_STEP (%d) must both be positive' % (start, stop))
-    elif stop <= start:
-        why = ('STOP_NODE_STATS_STEP (%d) must be greater than START_NODE_STATS_STEP (%d)' % (stop, start))
-    return start, stop, why
 
 
 # --- the model ----------------------------------------------------------------------------------------------------
@@ -343,7 +312,8 @@ class CostModelPolicy:
     """See the module docstring."""
 
     def __init__(self, num_threads: int, start_step: int | None = None, stop_step: int | None = None,
-                 short_op_seconds: float = 5e-6, batch_seconds: float = 5e-6, batch_max_ops: int = 100):
+                 short_op_seconds: float = 5e-6, batch_seconds: float = 5e-6, batch_max_ops: int = 100,
+                 cap_malloc_arenas: bool = True):
         if num_threads < 0:
             raise ValueError('num_threads must be >= 0, got %d' % num_threads)
         if batch_max_ops < 1:
@@ -358,13 +328,13 @@ class CostModelPolicy:
         if not self.enabled:
             warnings.warn('USE_COST_MODEL_EXECUTOR: op statistics are not collected, so no cost model is built and '
                           'the executor stays native: %s' % why, RuntimeWarning, stacklevel=2)
-            self._native = ThreadedPolicy(num_threads)
+            self._native = ThreadedPolicy(num_threads, cap_malloc_arenas)
         self._lock = threading.Lock()
         self._runs = 0
         self._window_left = self.stop_step - self.start_step if self.enabled else 0
         self._window_closed = False
         self._stats: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._workers = WorkerPool(_worker_loop, self.num_threads - 1, 'costmodel')
+        self._workers = WorkerPool(_worker_loop, self.num_threads - 1, 'costmodel', cap_malloc_arenas)
 
     # --- the pool -------------------------------------------------------------------------------------------
     def _pool(self) -> queue.SimpleQueue:

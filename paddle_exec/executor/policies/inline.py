@@ -27,7 +27,7 @@ import threading
 import weakref
 from collections import deque
 
-from .base import op_failure
+from .base import run_in_order
 
 __all__ = ['InlinePolicy', 'run_order']
 
@@ -70,7 +70,7 @@ def run_order(plan) -> tuple:
 class InlinePolicy:
     """See the module docstring."""
 
-    def __init__(self, num_threads: int = 1):
+    def __init__(self, num_threads: int = 1, **unused):
         if num_threads < 0:
             raise ValueError('num_threads must be >= 0, got %d' % num_threads)
         self.num_threads = num_threads          # kept for the common interface: this policy makes no thread
@@ -96,13 +96,7 @@ class InlinePolicy:
     def run(self, plan, values: list) -> None:
         if self._closed:
             raise RuntimeError('this executor was closed')
-        order = self.order(plan)
-        node = None
-        try:
-            for node in order:
-                node.step(values)
-        except Exception as exc:
-            raise op_failure(node, exc) from exc
+        run_in_order(self.order(plan), values)
 
     def close(self) -> None:
         """Later runs raise. There are no threads to stop; runs in progress finish."""

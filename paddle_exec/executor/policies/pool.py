@@ -1,6 +1,6 @@
 """Worker threads for the policies that own a pool (threaded, cost model).
 
-    pool = WorkerPool(worker_loop, n, 'pool')
+    pool = WorkerPool(worker_loop, n, 'pool', cap_arenas=True)
     tasks = pool.tasks()            # starts the workers the first time
     pool.close()                    # or let the garbage collector do it
 
@@ -8,14 +8,15 @@
 to exit. The workers stop when the pool is closed or garbage collected: they hold no reference to it, only to the
 queue.
 
-Before the first pool starts, glibc's malloc arena count is capped (see `cap_malloc_arenas`).
+Before the first pool starts, glibc's malloc arena count is capped (see `cap_malloc_arenas`) unless the user set
+MALLOC_ARENA_MAX (RunConfig.cap_malloc_arenas, read from the environment by executor/config.py).
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import itertools
-import os
 import queue
 import sys
 import threading
@@ -25,17 +26,15 @@ _pool_ids = itertools.count()
 STOP = None              # the queue item that tells a worker to exit
 
 _M_ARENA_MAX = -8        # glibc's mallopt parameter
-_arenas_capped = False
 
 
+@functools.lru_cache(maxsize=1)
 def cap_malloc_arenas(limit: int = 2) -> None:
-    """Once per process, unless MALLOC_ARENA_MAX is set: glibc gives every thread that calls malloc its own arena;
+    """Once per process (the cache is the 'once'): glibc gives every thread that calls malloc its own arena;
     arrays made on workers and freed on the caller then keep several arenas half full, and the resident size grows
     by megabytes before it levels off. Capping the count keeps it flat over long training runs."""
-    global _arenas_capped
-    if _arenas_capped or not sys.platform.startswith('linux') or 'MALLOC_ARENA_MAX' in os.environ:
+    if not sys.platform.startswith('linux'):
         return
-    _arenas_capped = True
     try:
         libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6')
         libc.mallopt(_M_ARENA_MAX, limit)
@@ -56,8 +55,9 @@ class WorkerPool:
     """`n` workers running `worker_loop(tasks)`, started at the first `tasks()` call and stopped by close() or when
     the pool is garbage collected (the workers hold only the queue, never the pool or its policy)."""
 
-    def __init__(self, worker_loop, n: int, label: str):
+    def __init__(self, worker_loop, n: int, label: str, cap_arenas: bool = True):
         self._worker_loop, self._n, self._label = worker_loop, n, label
+        self._cap_arenas = cap_arenas
         self._lock = threading.Lock()
         self._tasks: queue.SimpleQueue | None = None
         self.threads: list[threading.Thread] = []
@@ -73,7 +73,8 @@ class WorkerPool:
             if self.closed:
                 raise RuntimeError('this executor was closed: its thread pool is gone')
             if self._tasks is None:
-                cap_malloc_arenas()
+                if self._cap_arenas:
+                    cap_malloc_arenas()
                 tasks = queue.SimpleQueue()
                 pool_id = next(_pool_ids)
                 threads = [threading.Thread(target=self._worker_loop, args=(tasks,), daemon=True,

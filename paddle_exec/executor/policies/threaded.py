@@ -75,7 +75,7 @@ import time
 import weakref
 from collections import deque
 
-from .base import op_failure
+from .base import op_failure, run_in_order
 from .pool import STOP, WorkerPool
 
 _STOP = STOP             # the queue item that tells a worker to exit
@@ -170,14 +170,14 @@ class ThreadedPolicy:
     probe_runs = 4
     hold_runs = 200
 
-    def __init__(self, num_threads: int):
+    def __init__(self, num_threads: int, cap_malloc_arenas: bool = True):
         if num_threads < 0:
             raise ValueError('num_threads must be >= 0, got %d' % num_threads)
         self.num_threads = max(1, int(num_threads))
         cores = _usable_cores()
         self.blas_threads = max(1, cores // min(self.num_threads, cores))
         self._choices: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # plan -> _ModeChoice
-        self._workers = WorkerPool(_worker_loop, self.num_threads - 1, 'pool')
+        self._workers = WorkerPool(_worker_loop, self.num_threads - 1, 'pool', cap_malloc_arenas)
 
     # --- the pool -------------------------------------------------------------------------------------------
     def _pool(self) -> queue.SimpleQueue:
@@ -198,7 +198,7 @@ class ThreadedPolicy:
             raise RuntimeError('this executor was closed: its thread pool is gone')
         nodes = plan.nodes
         if self.num_threads <= 1 or len(nodes) < 2:
-            _run_in_order(nodes, values)
+            run_in_order(nodes, values)
             return
         choice = self._choices.get(plan)
         if choice is None:
@@ -368,11 +368,3 @@ def _run_in_order_measuring(nodes, values: list) -> None:
     except Exception as exc:
         raise op_failure(node, exc) from exc
 
-
-def _run_in_order(nodes, values: list) -> None:
-    node = None
-    try:
-        for node in nodes:
-            node.step(values)
-    except Exception as exc:
-        raise op_failure(node, exc) from exc

@@ -1,0 +1,284 @@
+"""Configuration: the one place that reads the environment, and the frozen RunConfig every run is driven by.
+
+    env = read_environment()                                    # a snapshot of the variables paddle_exec reads
+    config = RunConfig.for_executor(exec_strategy, env)         # the plain Executor (one place)
+    config = RunConfig.for_data_parallel(exec_strategy, build_strategy, n_places, loss_name, env)
+
+Nothing else in the package looks at `os.environ`, and nothing writes it. The variables, each with its default:
+
+    CPU_NUM                    number of CPU places for data parallelism; unset: 1 place and Paddle's warning on
+                               stderr (once per process)
+    USE_INLINE_EXECUTOR        true/1 selects DeepRec's inline executor when the strategy leaves the default policy
+    USE_COST_MODEL_EXECUTOR    true/1 selects the cost-model executor (likewise); both true is an error
+    START_NODE_STATS_STEP      first run measured by the cost model (100)
+    STOP_NODE_STATS_STEP       first run no longer measured (200)
+    PADDLE_EXEC_KERNEL_GIL     release (default) or hold: how numba kernels treat the GIL, fixed when paddle_exec is
+                               imported (kernels/jit.py)
+    MALLOC_ARENA_MAX           when set, the policies leave glibc's arena count alone (policies/pool.py)
+    FLAGS_*, PADDLE_EXEC_*     kept in the snapshot for the modules that read flags
+
+A RunConfig is everything a run needs to know that does not change from one run to the next: how many places,
+which policy with how many threads, iterations per run, drop-scope period, dry run, the cost model's window and
+knobs, and the compile options (loss name, reduce mode, gradient scale, SmartStage, graphviz path). It is built
+once per executor from the user's ExecutionStrategy / BuildStrategy (duck-typed: this module imports neither) and
+the environment; each default lives here, once.
+"""
+from __future__ import annotations
+
+import enum
+import functools
+import os
+import sys
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from ..kernels import jit
+
+__all__ = ['Environment', 'read_environment', 'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
+           'cpu_place_count', 'RunConfig', 'CostModelOptions', 'DEFAULT_START_NODE_STATS_STEP',
+           'DEFAULT_STOP_NODE_STATS_STEP', 'POLICY_ENV_VARS']
+
+DEFAULT_START_NODE_STATS_STEP = 100
+DEFAULT_STOP_NODE_STATS_STEP = 200
+DEFAULT_DROP_SCOPE_PERIOD = 100
+THREADS_PER_PLACE = 4              # num_threads = 0 means 4 * places on CPU (Paddle's rule)
+
+_READ = ('CPU_NUM', 'USE_INLINE_EXECUTOR', 'USE_COST_MODEL_EXECUTOR', 'START_NODE_STATS_STEP', 'STOP_NODE_STATS_STEP',
+         'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR)
+_PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')
+
+
+# --- the environment --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Environment:
+    """The variables paddle_exec reads, as they were when `read_environment` ran. Parsed on use, so a malformed
+    value is an error only where it matters, naming the variable."""
+    values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self.values.get(name, default)
+
+    def flag(self, name: str) -> bool:
+        raw = self.values.get(name)
+        if raw is None:
+            return False
+        text = raw.strip().lower()
+        if text in ('true', '1'):
+            return True
+        if text in ('false', '0', ''):
+            return False
+        raise ValueError('Failed to parse the environment variable %s=%r into a bool: use true or false' % (name, raw))
+
+    def integer(self, name: str, default: int, what: str) -> int:
+        raw = self.values.get(name)
+        if raw is None or raw.strip() == '':
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError('%s must be an integer (%s), got %r' % (name, what, raw)) from None
+
+    def with_values(self, **values: str) -> Environment:
+        """A copy with some variables set (for tests and tools that configure without touching os.environ)."""
+        return Environment(MappingProxyType({**self.values, **values}))
+
+
+def read_environment() -> Environment:
+    """A snapshot of the environment variables paddle_exec reads (see the module docstring)."""
+    return Environment(MappingProxyType({k: v for k, v in os.environ.items()
+                                         if k in _READ or k.startswith(_PREFIXES)}))
+
+
+def _configure_kernels() -> None:
+    """The kernels' GIL mode is process-wide and fixed before the first kernel module is imported (kernels/jit.py):
+    executor/__init__.py imports this module first, and paddle_exec/__init__.py imports the executor before ops."""
+    raw = (read_environment().get(jit.GIL_ENV_VAR) or 'release').strip().lower()
+    if raw not in ('release', 'hold', ''):
+        raise ValueError("%s must be 'release' (kernels release the GIL, the default) or 'hold' (kernels keep it: "
+                         "many threads serving small requests), got %r" % (jit.GIL_ENV_VAR, raw))
+    jit.configure(release_gil=raw != 'hold')
+
+
+_configure_kernels()
+
+
+# --- places ----------------------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def _warn_cpu_num_unset(cores: int) -> None:
+    """Paddle's warning for an unset CPU_NUM, printed once per process (the cache is the 'once')."""
+    sys.stderr.write(
+        "!!! The CPU_NUM is not specified, you should set CPU_NUM in the environment variable list.\n"
+        "CPU_NUM indicates that how many CPUPlace are used in the current task.\n"
+        "And if this parameter are set as N (equal to the number of physical CPU core) the program may be "
+        "faster.\n\nexport CPU_NUM=%d # for example, set CPU_NUM as number of physical CPU core which is %d."
+        "\n\n!!! The default number of CPU_NUM=1.\n" % (cores, cores))
+
+
+def cpu_place_count(env: Environment | None = None) -> int:
+    """How many CPU places: CPU_NUM as Paddle reads it. Unset: 1, with Paddle's warning (once) when the machine has
+    more than one core. A value that is not a positive integer is a clear error."""
+    env = read_environment() if env is None else env
+    raw = env.get('CPU_NUM')
+    if raw is None:
+        cores = os.cpu_count() or 1
+        if cores > 1:
+            _warn_cpu_num_unset(cores)
+        return 1
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise ValueError("CPU_NUM must be a positive integer (the number of CPU places), got %r" % raw)
+    return n
+
+
+# --- policies --------------------------------------------------------------------------------------------------------
+
+class ExecutorPolicy(enum.IntEnum):
+    """DeepRec's ConfigProto.executor_policy values."""
+    USE_NORMAL_EXECUTOR = 0
+    USE_INLINE_EXECUTOR = 1
+    USE_COST_MODEL_EXECUTOR = 2
+
+
+# environment variable -> the mode it selects
+POLICY_ENV_VARS = {'USE_INLINE_EXECUTOR': ExecutorPolicy.USE_INLINE_EXECUTOR,
+                   'USE_COST_MODEL_EXECUTOR': ExecutorPolicy.USE_COST_MODEL_EXECUTOR}
+
+
+def as_policy(value) -> ExecutorPolicy:
+    """An ExecutorPolicy from a member, its name ('USE_INLINE_EXECUTOR') or its number."""
+    if isinstance(value, ExecutorPolicy):
+        return value
+    name = getattr(value, 'name', value)
+    if isinstance(name, str) and name in ExecutorPolicy.__members__:
+        return ExecutorPolicy[name]
+    if isinstance(value, int) and not isinstance(value, bool) and value in ExecutorPolicy._value2member_map_:
+        return ExecutorPolicy(value)
+    raise ValueError('executor_policy must be one of %s, but received %r'
+                     % (', '.join(ExecutorPolicy.__members__), value))
+
+
+def policy_from_env(strategy_value=None, env: Environment | None = None) -> ExecutorPolicy:
+    """The policy to run: `strategy_value` (an ExecutorPolicy, its name or number; None for no strategy) unless it
+    is the default USE_NORMAL_EXECUTOR, in which case USE_INLINE_EXECUTOR / USE_COST_MODEL_EXECUTOR decide. So a
+    strategy that names a DeepRec mode wins over the environment."""
+    chosen = ExecutorPolicy.USE_NORMAL_EXECUTOR if strategy_value is None else as_policy(strategy_value)
+    if chosen is not ExecutorPolicy.USE_NORMAL_EXECUTOR:
+        return chosen
+    env = read_environment() if env is None else env
+    selected = [name for name in POLICY_ENV_VARS if env.flag(name)]
+    if len(selected) > 1:
+        raise ValueError('The environment variables %s are all true, but they select different executor policies; '
+                         'set only one of them (or set ExecutionStrategy.executor_policy)' % ' and '.join(selected))
+    return POLICY_ENV_VARS[selected[0]] if selected else chosen
+
+
+def stats_window(start: int | None = None, stop: int | None = None,
+                 env: Environment | None = None) -> tuple[int, int, str | None]:
+    """(start, stop, why the window is off or None). Arguments left None come from START_NODE_STATS_STEP and
+    STOP_NODE_STATS_STEP (defaults 100 and 200)."""
+    if start is None or stop is None:
+        env = read_environment() if env is None else env
+        what = 'a run number of the executor'
+        if start is None:
+            start = env.integer('START_NODE_STATS_STEP', DEFAULT_START_NODE_STATS_STEP, what)
+        if stop is None:
+            stop = env.integer('STOP_NODE_STATS_STEP', DEFAULT_STOP_NODE_STATS_STEP, what)
+    why = None
+    if start <= 0 or stop <= 0:
+        why = ('START_NODE_STATS_STEP (%d) and STOP_NODE_STATS_STEP (%d) must both be positive' % (start, stop))
+    elif stop <= start:
+        why = ('STOP_NODE_STATS_STEP (%d) must be greater than START_NODE_STATS_STEP (%d)' % (stop, start))
+    return start, stop, why
+
+
+@dataclass(frozen=True)
+class CostModelOptions:
+    """The cost-model policy's window (run numbers) and knobs (seconds; ExecutionStrategy holds microseconds)."""
+    start_step: int = DEFAULT_START_NODE_STATS_STEP
+    stop_step: int = DEFAULT_STOP_NODE_STATS_STEP
+    short_op_seconds: float = 5e-6
+    batch_seconds: float = 5e-6
+    batch_max_ops: int = 100
+
+
+# --- the run configuration --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What a run needs that does not change between runs (see the module docstring).
+
+    policy None means the plain Executor's program order on the caller's thread (Paddle's Executor); otherwise the
+    named policy with `num_threads` threads. `data_parallel` marks a CompiledProgram run with_data_parallel: Paddle's
+    ParallelExecutor semantics (feed split and checks, drop-scope counting, fetch merging), on `n_places` places.
+    """
+    n_places: int = 1
+    data_parallel: bool = False
+    policy: ExecutorPolicy | None = None
+    num_threads: int = 1
+    num_iteration_per_run: int = 1
+    num_iteration_per_drop_scope: int = DEFAULT_DROP_SCOPE_PERIOD
+    dry_run: bool = False
+    cost_model: CostModelOptions = CostModelOptions()
+    # compile options (the passes read these)
+    loss_name: str | None = None
+    reduce_mode: bool = False
+    gradient_scale: int = 0             # BuildStrategy.GradientScaleStrategy: CoeffNumDevice 0, One 1, Customized 2
+    smart_stage: bool = False
+    debug_graphviz_path: str = ''
+    # process settings the policies apply
+    cap_malloc_arenas: bool = True
+
+    @functools.cached_property
+    def compile_key(self) -> tuple:
+        """The part of the configuration a compiled plan depends on."""
+        return (self.n_places, self.data_parallel, self.loss_name, self.reduce_mode, self.gradient_scale,
+                self.smart_stage)
+
+    @classmethod
+    def for_executor(cls, exec_strategy=None, env: Environment | None = None, smart_stage: bool = False) -> RunConfig:
+        """The plain Executor: one place, program order unless a strategy (or USE_*_EXECUTOR) names a policy."""
+        env = read_environment() if env is None else env
+        if exec_strategy is None:
+            policy = policy_from_env(None, env)
+            if policy is ExecutorPolicy.USE_NORMAL_EXECUTOR:
+                return cls(smart_stage=smart_stage, cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+            return cls(policy=policy, num_threads=THREADS_PER_PLACE, cost_model=_cost_model(None, policy, env),
+                       smart_stage=smart_stage, cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+        policy = policy_from_env(exec_strategy.executor_policy, env)
+        return cls(policy=policy, num_threads=exec_strategy.num_threads or THREADS_PER_PLACE,
+                   cost_model=_cost_model(exec_strategy, policy, env), smart_stage=smart_stage,
+                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+
+    @classmethod
+    def for_data_parallel(cls, exec_strategy, build_strategy, n_places: int, loss_name: str | None = None,
+                          env: Environment | None = None, smart_stage: bool = False) -> RunConfig:
+        """A CompiledProgram with_data_parallel (or a ParallelExecutor) on `n_places` places."""
+        env = read_environment() if env is None else env
+        policy = policy_from_env(exec_strategy.executor_policy, env)
+        sequential = bool(build_strategy.enable_sequential_execution)
+        return cls(n_places=n_places, data_parallel=True, policy=None if sequential else policy,
+                   num_threads=exec_strategy.num_threads or THREADS_PER_PLACE * n_places,
+                   num_iteration_per_run=exec_strategy.num_iteration_per_run,
+                   num_iteration_per_drop_scope=exec_strategy.num_iteration_per_drop_scope,
+                   dry_run=bool(exec_strategy._dry_run), cost_model=_cost_model(exec_strategy, policy, env),
+                   loss_name=loss_name, reduce_mode=int(build_strategy.reduce_strategy) == 1,
+                   gradient_scale=int(build_strategy.gradient_scale_strategy),
+                   smart_stage=smart_stage or bool(build_strategy.do_smart_stage or build_strategy.do_smart_stage_gpu),
+                   debug_graphviz_path=build_strategy.debug_graphviz_path,
+                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+
+
+def _cost_model(exec_strategy, policy: ExecutorPolicy, env: Environment) -> CostModelOptions:
+    if policy is not ExecutorPolicy.USE_COST_MODEL_EXECUTOR:
+        return CostModelOptions()
+    start, stop, _ = stats_window(env=env)
+    if exec_strategy is None:
+        return CostModelOptions(start, stop)
+    return CostModelOptions(start, stop, exec_strategy.cost_model_short_op_us / 1e6,
+                            exec_strategy.cost_model_batch_us / 1e6, exec_strategy.cost_model_batch_max_ops)

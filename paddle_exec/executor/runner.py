@@ -1,0 +1,274 @@
+"""The Runner: the one run loop of every executor, over N places with one policy.
+
+    runner = Runner(config)                               # the plain Executor: one place, scope given per run
+    runner = Runner(config, scope, share_from=None)       # data parallel: owns the place scopes
+    results = runner.run(program, feed, fetch_list, scope, return_numpy, return_merged)
+    runner.close()
+
+`Executor` is the one-place case; `CompiledProgram` / `ParallelExecutor` (parallel.py) hold a data-parallel
+Runner. A run:
+  1. the fetched names; data parallel: Paddle's up-front check that each names a program variable (or a feed);
+  2. the scopes: the plain Executor runs in the scope passed to run(); a data-parallel runner in its place scopes
+     (place 0 is the user's scope, places 1.. kid scopes of it, or those of `share_from`), persistables broadcast
+     from place 0 at the first run (copied; shared under Reduce for what only run-once optimizer ops write);
+  3. the feeds: one dict (names the program lacks are dropped with Paddle's warning), or, data parallel, split
+     over the places (feed.split_feeds: ceil rule, per-device checks, persistable feeds, partial inference runs);
+  4. the plan, from the runner's one bounded PlanCache (compile.py);
+  5. num_iteration_per_run times: fresh values; each place's feeds (FeedBinding) and scope inputs bound; the
+     policy runs the nodes; persistables written back to each place's scope;
+  6. the fetches of the last iteration (feed.fetch_results); data parallel: Paddle's drop-scope counting, which
+     counts every run, failed ones too.
+
+State across runs (owned by the runner, made once):
+    policy            made at the first run from config (policies/registry.py); its threads live until close()
+    plans             the PlanCache
+    stages            program id -> StageRuntime (stage.py) of a staged program's current version
+    runs              how many runs have started (data parallel: the drop-scope counter, reset by dropping)
+    local_exec_scopes Paddle's local execution scopes (data parallel: one kid scope per place, made at counter 0)
+    place_indices     per place, the PlaceIndex the place-aware reader ops and `unstage` read from its scope
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from ..framework.scope import Scope, SelectedRows
+from ..ops.reader import PlaceIndex
+from . import feed as feeding
+from .compile import PlanCache
+from .config import RunConfig
+from .passes.data_parallel import shared_persistables
+from .passes.stage import PLACE_VAR, STAGE_VAR
+from .policies.registry import policy_for_config
+from .stage import StageRuntime
+
+__all__ = ['Runner']
+
+
+def _copy(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, SelectedRows):
+        return SelectedRows(value.rows.copy(), None if value.values is None else value.values.copy(), value.height)
+    return value
+
+
+def _closed_check(runner_ref):
+    """A callable telling a stage runtime whether its runner is closed or gone (it must not keep it alive)."""
+    def closed() -> bool:
+        runner = runner_ref()
+        return runner is None or runner.closed
+    return closed
+
+
+def _run_counter(runner_ref):
+    def runs():
+        runner = runner_ref()
+        return runner.runs if runner is not None else None
+    return runs
+
+
+class Runner:
+    """See the module docstring."""
+
+    def __init__(self, config: RunConfig, scope: Scope | None = None, share_from: Runner | None = None):
+        self.config = config
+        self.closed = False
+        self.plans = PlanCache()
+        self.stages: dict = {}
+        self.runs = 0
+        self.local_exec_scopes: list[Scope] = []
+        self._policy = None
+        self._lock = threading.Lock()
+        self._fetch_checked: set = set()
+        self.scopes: list[Scope] = []
+        self._needs_broadcast = False
+        if config.data_parallel:
+            if share_from is not None:
+                if share_from.config.n_places != config.n_places:
+                    raise ValueError('share_vars_from: the shared program runs on %d places, this one on %d; both '
+                                     'must use the same places' % (share_from.config.n_places, config.n_places))
+                self.scopes = share_from.scopes
+            else:
+                self.scopes = [scope] + [scope.new_scope() for _ in range(config.n_places - 1)]
+            self._needs_broadcast = share_from is None and config.n_places > 1
+        runs = _run_counter(weakref.ref(self))
+        self.place_indices = [PlaceIndex(p, runs) for p in range(config.n_places)]
+
+    # --- the policy ---------------------------------------------------------------------------------------------
+    @property
+    def policy(self):
+        policy = self._policy
+        if policy is None:
+            with self._lock:
+                if self._policy is None:
+                    self._policy = policy_for_config(self.config)
+                policy = self._policy
+        return policy
+
+    def use_policy(self, policy) -> None:
+        """Runs with `policy` (any object with run(plan, values) and close()) instead of the configured one: how
+        benchmarks and tests drive one executor with a policy object of their own."""
+        with self._lock:
+            self._policy = policy
+
+    @property
+    def made_policy(self):
+        """The policy if a run has made it, else None."""
+        return self._policy
+
+    # --- Paddle's drop-scope bookkeeping (data parallel) -------------------------------------------------------------
+    def drop_local_exe_scopes(self) -> None:
+        self.runs = 0
+        self.local_exec_scopes = []
+
+    def need_create_local_exe_scopes(self) -> bool:
+        return self.runs == 0
+
+    # --- running ----------------------------------------------------------------------------------------------------
+    def run(self, program, feed, fetch_list, scope: Scope | None = None, return_numpy: bool = True,
+            return_merged: bool = True) -> list:
+        if self.closed:
+            raise RuntimeError('Attempted to use a closed Executor')
+        config = self.config
+        names = feeding.fetch_names(fetch_list)
+        if not config.data_parallel:
+            return self._run_one_place(program, feed, names, scope, return_numpy)
+        self._check_fetch(program, names, feed)
+        if self._needs_broadcast:
+            self._broadcast(program)
+        if self.runs == 0:
+            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+        try:
+            return self._run(program, feed, names, self.scopes, return_numpy, return_merged)
+        finally:
+            self.runs += 1
+            if self.runs == config.num_iteration_per_drop_scope:
+                self.drop_local_exe_scopes()
+
+    def _run(self, program, feed, names: list, scopes: list, return_numpy: bool, return_merged: bool) -> list:
+        """A data-parallel run (steps 3 to 6 of the module docstring)."""
+        config = self.config
+        is_inference = self.plans.physical(program, config).is_inference
+        place_feeds, n_run = feeding.split_feeds(program.global_block(), feed, config.n_places, is_inference, scopes)
+        if config.dry_run:
+            return [None] * len(names)
+        plan = self.plans.plan(program, tuple(place_feeds[0]) if place_feeds else (), tuple(names), n_run, config)
+        if plan.binds_runtimes:
+            self._bind_runtimes(program, plan, scopes)
+        policy = self.policy
+        places = plan.places
+        values = None
+        for _ in range(config.num_iteration_per_run):
+            values = plan.new_values()
+            for p in range(n_run):
+                slots = places[p].feed_slots
+                for name, value in place_feeds[p].items():     # converted and checked by split_feeds
+                    values[slots[name]] = value
+                feeding.bind_scope_inputs(places[p].scope_inputs, values, scopes[p])
+            policy.run(plan, values)
+            for p in range(n_run):
+                feeding.write_scope_outputs(places[p].scope_outputs, values, scopes[p])
+        return feeding.fetch_results(plan, values, names, n_run, return_numpy, return_merged, True)
+
+    def _run_one_place(self, program, feed, names: list, scope: Scope, return_numpy: bool) -> list:
+        """The plain Executor's run: the same steps on one place, without the per-place loops (its per-call cost
+        is what serving small models pays)."""
+        if type(feed) is not dict:
+            if isinstance(feed, (list, tuple)):
+                if len(feed) != 1:
+                    raise ValueError('a list of feed dicts needs a data-parallel CompiledProgram; the plain Executor '
+                                     'takes one dict')
+                feed = feed[0]
+            elif feed is None:
+                feed = {}
+        feed = feeding.known_feeds(program.global_block(), feed)
+        plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config)
+        if plan.binds_runtimes:
+            self._bind_runtimes(program, plan, [scope])
+        place = plan.places[0]
+        values = plan.new_values()
+        plan.feed_bindings[0].bind(feed, values, scope)
+        feeding.bind_scope_inputs(place.scope_inputs, values, scope)
+        self.policy.run(plan, values)
+        feeding.write_scope_outputs(place.scope_outputs, values, scope)
+        return [feeding.as_fetch_result(values[s], return_numpy, copy)
+                for s, copy in zip(place.fetch_slots, plan.analysis.fetch_copy)]
+
+    # --- what a run binds besides feeds and persistables --------------------------------------------------------
+    def _bind_runtimes(self, program, plan, scopes: list) -> None:
+        """The stage runtime of a staged program (a weak reference, under STAGE_VAR) and, on several places, each
+        place's PlaceIndex (under PLACE_VAR), in every place's scope."""
+        if plan.stage is not None:
+            runtime = self._stage_runtime(program, plan.stage)
+            runtime.scope = scopes[0]
+            ref = weakref.ref(runtime)
+            for s in scopes:
+                s.var(STAGE_VAR).set_value(ref)
+        if len(scopes) > 1:
+            for s, index in zip(scopes, self.place_indices):
+                s.var(PLACE_VAR).set_value(index)
+
+    def _stage_runtime(self, program, spec) -> StageRuntime:
+        with self._lock:
+            entry = self.stages.get(program._id)
+            if entry is not None and entry.spec is not spec:        # the program changed since
+                entry.close()
+                entry = None
+            if entry is None:
+                entry = self.stages[program._id] = StageRuntime(spec, _closed_check(weakref.ref(self)))
+                weakref.finalize(self, entry.close)
+        return entry
+
+    def _broadcast(self, program) -> None:
+        """Persistables from the user's scope to the other places (Paddle's BCastParamsToDevices)."""
+        config = self.config
+        shared = shared_persistables(program, config.n_places, config.loss_name, config.reduce_mode,
+                                     config.gradient_scale)
+        names = sorted({v.name for v in program.list_vars() if v.persistable})
+        main = self.scopes[0]
+        for name in names:
+            sv = main.find_var(name)
+            if sv is None or sv.tensor.value is None:
+                continue
+            value = sv.tensor.value
+            for scope in self.scopes[1:]:
+                scope.var(name).set_value(value if name in shared else _copy(value))
+        self._needs_broadcast = False
+
+    def _check_fetch(self, program, names: list, feed) -> None:
+        key = (program._id, tuple(names), program._version)
+        if key in self._fetch_checked:
+            return
+        block = program.global_block()
+        if all(block._find_var_recursive(name) is not None for name in names):
+            self._fetch_checked.add(key)       # program variables only: the answer cannot change with the feed
+            return
+        fed = set()
+        if isinstance(feed, dict):
+            fed = set(feed)
+        elif isinstance(feed, (list, tuple)):
+            fed = {k for each in feed if isinstance(each, dict) for k in each}
+        for name in names:
+            if block._find_var_recursive(name) is None and name not in fed:
+                raise RuntimeError(
+                    'Cannot find fetched variable(%s) in current computation graph. Possible reasons are:\n'
+                    '  1. The variable to be fetched is not defined in main program.\n'
+                    '  2. The variable to be fetched is not an input or output of any operator.\n'
+                    "  3. Confirm that you have used the fetch `Variable` format instead of the string literal('%s') "
+                    'in `fetch_list` parameter when using `executor.run` method. In other words, the format of '
+                    '`executor.run(fetch_list=[fetch_var])`(fetch_var is a Variable) is recommended.' % (name, name))
+
+    # --- closing ------------------------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stops the policy's threads and the stage producers; later runs raise."""
+        self.closed = True
+        self.plans.clear()
+        with self._lock:
+            stages, self.stages = list(self.stages.values()), {}
+        for runtime in stages:
+            runtime.close()
+        if self._policy is not None:
+            self._policy.close()
