@@ -1,4 +1,5 @@
 """fluid.core: the names scripts reach into Paddle's C++ core for."""
+from ..executor.places import cpu_place_count
 from ..framework.dtype import VarType
 from ..framework.errors import EOFException
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
@@ -13,5 +14,4 @@ class VarDesc:
 
 
 def get_cpu_device_count() -> int:
-    from ..executor.places import cpu_place_count
     return cpu_place_count()
