@@ -54,7 +54,7 @@ from .indexing import where
 from .math import elementwise_min, equal
 
 __all__ = ['exponential_decay', 'natural_exp_decay', 'inverse_time_decay', 'polynomial_decay', 'piecewise_decay',
-           'noam_decay', 'cosine_decay', 'linear_lr_warmup', 'autoincreased_step_counter']
+           'noam_decay', 'cosine_decay', 'linear_lr_warmup']
 
 LR_DECAY_COUNTER = '@LR_DECAY_COUNTER@'
 STEP_COUNTER = '@STEP_COUNTER@'

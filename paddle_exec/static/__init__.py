@@ -13,6 +13,7 @@ from ..framework import (
                          Scope,
                          Variable,
                          cpu_places,
+                         cuda_places,
                          default_main_program,
                          default_startup_program,
                          global_scope,
