@@ -23,7 +23,9 @@ import warnings
 from .framework.dtype import VarType
 from .framework.program import default_main_program, name_scope
 from .framework.variable import Parameter
+from .layers.creation import fill_constant
 from .layers.helper import LayerHelper
+from .layers.math import elementwise_div, elementwise_max, elementwise_mul
 
 __all__ = ['set_gradient_clip', 'append_gradient_clip_ops', 'ErrorClipByValue', 'GradientClipBase',
            'GradientClipByValue', 'GradientClipByNorm', 'GradientClipByGlobalNorm', 'ClipByValue', 'ClipByNorm',
@@ -61,13 +63,7 @@ def _merged_dense(g):
 
 
 def _fill_constant(value: float, dtype):
-    from .layers.tensor import fill_constant
     return fill_constant(shape=[1], dtype=dtype, value=value)
-
-
-def _binary(op_type: str, x, y):
-    from .layers import math as layer_math
-    return getattr(layer_math, op_type)(x, y)
 
 
 def _global_scale(sum_squares: list, clip_norm: float, dtype):
@@ -75,7 +71,7 @@ def _global_scale(sum_squares: list, clip_norm: float, dtype):
     total = _append('sum', {'X': list(sum_squares)}, {'use_mkldnn': False})
     norm = _append('sqrt', {'X': [total]})
     limit = _fill_constant(clip_norm, dtype)
-    return _binary('elementwise_div', limit, _binary('elementwise_max', limit, norm))
+    return elementwise_div(limit, elementwise_max(limit, norm))
 
 
 # --- error clip (applied by append_backward's callbacks in Paddle) --------------------------------------------------
@@ -234,7 +230,7 @@ class GradientClipByGlobalNorm(GradientClipBase):
         return VarType.FP32
 
     def _scale_grad(self, param, grad, scale):
-        return _binary('elementwise_mul', grad, scale)
+        return elementwise_mul(grad, scale)
 
     def _static_clip(self, params_grads):
         sum_squares = []
@@ -279,7 +275,7 @@ class GradientClipByGlobalNorm(GradientClipBase):
             total = _append('sum', {'X': list(self.context[self.group_name])}, {'use_mkldnn': False})
             norm = _append('sqrt', {'X': [total]})
             limit = self.context[self.group_name + '_clip']
-            self.context[scale_name] = _binary('elementwise_div', limit, _binary('elementwise_max', limit, norm))
+            self.context[scale_name] = elementwise_div(limit, elementwise_max(limit, norm))
         return param, self._scale_grad(param, grad, self.context[scale_name])
 
 

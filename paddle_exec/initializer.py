@@ -170,3 +170,8 @@ def set_global_initializer(weight_init, bias_init=None):
 
 _global_weight_init = None
 _global_bias_init = None
+
+
+def global_initializer(is_bias: bool):
+    """The initializer set by set_global_initializer for biases or for weights (None when unset)."""
+    return _global_bias_init if is_bias else _global_weight_init

@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 from .framework.variable import Variable
+from .layers.checks import check_variable_and_dtype
 from .layers.helper import LayerHelper
 from .layers.metric import accuracy_op
-from .layers.nn import check_variable_and_dtype
 from .static.metric import topk
 
 __all__ = ['accuracy']

@@ -1,5 +1,5 @@
 """Top-level conveniences of `paddle` that no op family owns: paddle.seed, and the re-exports paddle.set_device /
-get_device (paddle.device), paddle.batch, paddle.reader, paddle.metric and paddle.topk.
+get_device (paddle.device), paddle.batch, paddle.reader, paddle.metric, paddle.io and paddle.topk.
 
 paddle.seed(n) seeds the default CPU generator, as Paddle 2.x does. The contract for random ops: a kernel factory
 takes its seed from `op_seed(seed_attr)`. A nonzero attribute (the op's own seed or Program.random_seed) always
@@ -19,12 +19,12 @@ import threading
 
 import numpy as np
 
-from . import device, metric, reader
+from . import device, io, metric, reader
 from .device import get_device, set_device
 from .reader.decorator import batch
 from .static.metric import topk
 
-__all__ = ['seed', 'set_device', 'get_device', 'batch', 'reader', 'metric', 'topk', 'device']
+__all__ = ['seed', 'set_device', 'get_device', 'batch', 'reader', 'metric', 'topk', 'device', 'io']
 
 _MAX_OP_SEED = 2 ** 31 - 1
 

@@ -1,5 +1,5 @@
 """fluid.core: the names scripts reach into Paddle's C++ core for."""
-from ..executor.config import cpu_place_count
+from ..executor.config import cpu_place_count as _cpu_place_count
 from ..framework.dtype import VarType
 from ..framework.errors import EOFException
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
@@ -14,4 +14,4 @@ class VarDesc:
 
 
 def get_cpu_device_count() -> int:
-    return cpu_place_count()
+    return _cpu_place_count()

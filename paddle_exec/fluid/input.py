@@ -1,7 +1,7 @@
 """fluid.embedding / fluid.one_hot (Paddle 1.8's fluid/input.py): the v2 ops, ids without a trailing 1 dim."""
 from __future__ import annotations
 
-from ..layers.nn import one_hot_op
+from ..layers.common import one_hot_op
 from ..static.nn.common import embedding
 
 __all__ = ['embedding', 'one_hot']

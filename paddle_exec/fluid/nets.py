@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..framework.dtype import convert_dtype
 from ..framework.variable import Variable
-from ..layers.nn import check_variable_and_dtype
+from ..layers.checks import check_variable_and_dtype
 from . import layers
 
 __all__ = ['simple_img_conv_pool', 'glu', 'scaled_dot_product_attention', 'img_conv_group']

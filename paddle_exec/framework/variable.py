@@ -1,16 +1,18 @@
 """Variables of the static graph: `Variable` (a named, typed slot of a Block) and `Parameter`.
 
 A Variable carries only compile-time facts (shape with -1 for unknown dims, dtype, persistable, stop_gradient,
-lod_level); values live in scopes and in the executor's slots. The arithmetic operators (`+ - * / @`, comparisons,
-unary minus) append ops to the variable's block; they are attached by `paddle_exec.layers.math_patch` so this module
-stays free of op knowledge.
+lod_level); values live in scopes and in the executor's slots. The operators (`+ - * / @`, comparisons, unary
+minus, indexing, `astype`) append ops to the variable's block; Variable inherits them from
+`variable_ops.VariableOperators`, which holds what Paddle's math_op_patch does, so this module stays free of op
+knowledge.
 """
 from __future__ import annotations
 
 from .dtype import VarType, to_var_type
+from .variable_ops import VariableOperators
 
 
-class Variable:
+class Variable(VariableOperators):
     def __init__(self, block, name: str, shape=None, dtype=None, type=VarType.LOD_TENSOR, persistable: bool = False,
                  stop_gradient: bool = False, lod_level: int = 0, need_check_feed: bool = False,
                  is_data: bool = False, error_clip=None, **kwargs):

@@ -1,0 +1,20 @@
+"""The one implementation of every program builder (fluid 1.x signatures); the public packages (fluid/, static/,
+nn/, tensor/, optimizer/) only map Paddle's names onto these modules.
+
+The modules import downward only, from the bottom:
+
+    checks        argument checks with Paddle's wording (imports only the IR)
+    helper        LayerHelper: names, parameters, temporaries, appending ops
+    casting       cast
+    creation      fill_constant, assign, zeros / ones, create_*, range, linspace; the `...TensorList` arguments
+    math          elementwise, matmul, reductions, comparisons, logical ops, sums, clip, cumsum, dot, bmm
+    attribute     shape, size, rank, is_empty          random      randint, uniform_random, gaussian_random
+    manipulation  reshape, transpose, squeeze, concat, split, stack, expand, flip, roll
+    activation    relu, sigmoid, softmax, ..., log1p, erf, logsumexp
+    indexing      slice, gather, scatter, where, argmax / argmin / argsort
+    matrix        eye, tril, triu
+    common, conv, norm, image, loss, metric, io    the nn layers, losses, metrics and data layers
+    control_flow, learning_rate                    the builders made of the ones above
+
+`Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).
+"""

@@ -1,4 +1,5 @@
-"""Activation layers with Paddle 1.8's fluid.layers signatures: relu, sigmoid, tanh, softmax, gelu, leaky_relu, ...
+"""Activation layers with Paddle 1.8's fluid.layers signatures: relu, sigmoid, tanh, softmax, gelu, leaky_relu, ...;
+and the other one-input elementwise functions log1p and erf, and logsumexp (built from exp, reduce_sum and log).
 
 Each appends one activation op named after the layer (`relu_0.tmp_0`, `<name>.tmp_0` when `name` is given) with
 the attributes 1.8 passes; unset optional attributes are left to the op's defaults, as 1.8's generated layers
@@ -12,19 +13,15 @@ from __future__ import annotations
 
 from ..framework.dtype import to_var_type
 from ..framework.variable import Variable
-from .helper import LayerHelper
-from .math import unary
-from .nn import check_variable_and_dtype
+from .checks import check_variable_and_dtype
+from .helper import LayerHelper, named_output
+from .math import reduce_sum, unary
 
 _FLOATS = ('float16', 'float32', 'float64')
 
 # activations without attributes; abs, exp and square also take integers
 _NO_ATTR = ['sigmoid', 'logsigmoid', 'exp', 'tanh', 'tanh_shrink', 'sqrt', 'rsqrt', 'abs', 'ceil', 'floor', 'cos',
             'sin', 'round', 'reciprocal', 'square', 'softplus', 'softsign']
-
-__all__ = _NO_ATTR + ['relu', 'log', 'relu6', 'elu', 'hard_sigmoid', 'swish', 'hard_swish', 'stanh', 'brelu',
-                      'selu', 'mish', 'pow', 'leaky_relu', 'gelu', 'thresholded_relu', 'hard_shrink', 'softshrink',
-                      'softmax', 'log_softmax']
 
 
 def activation(op_type: str, x, attrs=None, name=None, dtypes=_FLOATS, helper_name=None):
@@ -43,8 +40,8 @@ def _no_attr_layer(op_type: str):
     return layer
 
 
-for _op in _NO_ATTR:
-    globals()[_op] = _no_attr_layer(_op)
+(sigmoid, logsigmoid, exp, tanh, tanh_shrink, sqrt, rsqrt, abs, ceil, floor, cos, sin, round, reciprocal,  # noqa: A001
+ square, softplus, softsign) = (_no_attr_layer(op_type) for op_type in _NO_ATTR)
 
 
 def relu(x, name=None):
@@ -152,3 +149,29 @@ def log_softmax(input, axis=None, dtype=None, name=None):
     out = helper.create_variable_for_type_inference(probs.dtype)
     helper.append_op('log', {'X': [probs]}, {'Out': [out]})
     return out
+
+
+# --- log1p, erf, logsumexp -------------------------------------------------------------------------------------------
+
+def log1p(x, out=None, name=None) -> Variable:
+    """fluid.layers.log1p: `log1p`, log(1 + x)."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'log1p')
+    helper = LayerHelper('log1p', name=name)
+    if out is None:
+        out = named_output(helper, x.dtype, name)
+    helper.append_op('log1p', {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def erf(x) -> Variable:
+    """fluid.layers.erf: the `erf` op."""
+    return activation('erf', x)
+
+
+def logsumexp(x, dim=None, keepdim=False, out=None, name=None) -> Variable:
+    """fluid.layers.logsumexp (1.8): exp, reduce_sum and log ops (no logsumexp op in 1.8)."""
+    sum_out = reduce_sum(exp(x), dim, keepdim)
+    if out is not None:
+        LayerHelper('logsumexp').append_op('log', {'X': [sum_out]}, {'Out': [out]})
+        return out
+    return log(sum_out, name)

@@ -25,10 +25,11 @@ from ..framework import unique_name
 from ..framework.dtype import VarType, convert_dtype
 from ..framework.variable import Variable
 from ..ops.control_flow import as_sub_block_attr
+from .casting import cast
+from .checks import check_variable_and_dtype
+from .creation import assign, fill_constant
 from .helper import LayerHelper
 from .math import equal, logical_and, logical_not
-from .nn import check_variable_and_dtype
-from .tensor import assign, cast, fill_constant
 
 __all__ = ['ConditionalBlock', 'cond', 'case', 'switch_case', 'Switch', 'IfElse', 'While', 'while_loop',
            'create_array', 'array_write', 'array_read', 'array_length', 'select_input', 'select_output',

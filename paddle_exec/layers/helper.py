@@ -3,6 +3,9 @@
 Naming follows Paddle: a helper for layer type `fc` is called `fc_N` (unique_name), its parameters
 `fc_N.w_K` / `fc_N.b_K`, its temporaries `fc_N.tmp_K`. A parameter appears twice, as Paddle does it: in the startup
 program with its initializer op, and in the main program without one.
+
+`named_output` and `unnamed_variable` are Paddle's two other ways of naming an output: exactly the `name` the
+caller gave, and `_generated_var_K` (LayerHelper.create_variable without a name).
 """
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from ..framework import unique_name
 from ..framework.dtype import VarType, to_var_type
 from ..framework.program import default_main_program, default_startup_program
 from ..framework.variable import Variable
-from ..initializer import ConstantInitializer, XavierInitializer
+from ..initializer import ConstantInitializer, XavierInitializer, global_initializer
 from ..param_attr import ParamAttr
 
 
@@ -62,8 +65,7 @@ class LayerHelper:
             attr.name = unique_name.generate('.'.join([self.name, 'b' if is_bias else 'w']))
         init = attr.initializer or default_initializer
         if init is None:
-            from .. import initializer as init_mod
-            init = (init_mod._global_bias_init if is_bias else init_mod._global_weight_init)
+            init = global_initializer(is_bias)
         if init is None:
             init = ConstantInitializer(0.0) if is_bias else XavierInitializer()
         dtype = to_var_type(dtype)
@@ -132,3 +134,16 @@ class LayerHelper:
         out = self.create_variable_for_type_inference(input_var.dtype)
         self.append_op(act_type, {'X': [input_var]}, {'Out': [out]}, act)
         return out
+
+
+def named_output(helper, dtype, name=None) -> Variable:
+    """The output Variable: a temporary, or exactly `name` when given (Paddle's create_variable branch)."""
+    if name is None:
+        return helper.create_variable_for_type_inference(dtype)
+    return helper.create_variable(name=name, dtype=dtype, persistable=False)
+
+
+def unnamed_variable(helper: LayerHelper, dtype, stop_gradient: bool = False) -> Variable:
+    """Paddle's LayerHelper.create_variable without a name: `_generated_var_K`."""
+    return helper.block.create_var(name=unique_name.generate_with_ignorable_key('_generated_var'), dtype=dtype,
+                                   stop_gradient=stop_gradient)

@@ -47,12 +47,14 @@ from ..framework.program import default_main_program
 from ..framework.variable import Variable
 from ..initializer import ConstantInitializer
 from .activation import ceil, cos, exp, floor
+from .casting import cast
+from .creation import assign, create_global_var, fill_constant
 from .helper import LayerHelper
+from .indexing import where
 from .math import elementwise_min, equal
-from .tensor import assign, cast, create_global_var, fill_constant, where
 
 __all__ = ['exponential_decay', 'natural_exp_decay', 'inverse_time_decay', 'polynomial_decay', 'piecewise_decay',
-           'noam_decay', 'cosine_decay', 'linear_lr_warmup', 'autoincreased_step_counter']
+           'noam_decay', 'cosine_decay', 'linear_lr_warmup']
 
 LR_DECAY_COUNTER = '@LR_DECAY_COUNTER@'
 STEP_COUNTER = '@STEP_COUNTER@'

@@ -8,8 +8,8 @@ MatchX are `cross_entropy2_N.tmp_0..2`), with soft labels the `cross_entropy` op
 from __future__ import annotations
 
 from ..framework.dtype import to_var_type
+from .checks import check_variable_and_dtype
 from .helper import LayerHelper
-from .nn import check_variable_and_dtype
 
 __all__ = ['square_error_cost', 'cross_entropy', 'softmax_with_cross_entropy', 'sigmoid_cross_entropy_with_logits',
            'log_loss', 'huber_loss', 'mse_loss']

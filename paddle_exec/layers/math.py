@@ -1,5 +1,6 @@
-"""Math layers with Paddle 1.8's fluid.layers signatures: elementwise_*, matmul, mul, the reduce_* family, scale,
-mean, sums / sum, clip, the comparison and logical ops, sign and increment.
+"""Math layers with Paddle 1.8's fluid.layers signatures: elementwise_*, matmul, mul, dot, bmm, the reduce_* family
+(reduce_all / reduce_any included), scale, mean, sums / sum, cumsum, clip, the comparison and logical ops, sign,
+increment, and the whole-tensor checks isfinite / has_nan / has_inf.
 
 Each builder appends the ops Paddle 1.8.5 appends, with its attributes and names (checked side by side with
 fluid 1.8.5): a helper named after the layer (`matmul_0`), temporaries `matmul_0.tmp_0`, or `<name>.tmp_0` when
@@ -14,14 +15,9 @@ import sys
 from ..framework import unique_name
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
-from .helper import LayerHelper
-from .nn import check_variable_and_dtype
-
-__all__ = ['mean', 'scale', 'elementwise_add', 'elementwise_sub', 'elementwise_mul', 'elementwise_div',
-           'elementwise_max', 'elementwise_min', 'elementwise_pow', 'elementwise_floordiv', 'elementwise_mod',
-           'sums', 'sum', 'mul', 'matmul', 'reduce_sum', 'reduce_mean', 'reduce_max', 'reduce_min', 'reduce_prod',
-           'clip', 'clamp', 'less_than', 'less_equal', 'greater_than', 'greater_equal', 'equal', 'not_equal',
-           'logical_and', 'logical_or', 'logical_xor', 'logical_not', 'sign', 'increment']
+from .checks import check_variable_and_dtype
+from .creation import assign
+from .helper import LayerHelper, named_output
 
 _FLOATS = ('float16', 'float32', 'float64')
 _NUMBERS = ('float32', 'float64', 'int32', 'int64')
@@ -317,7 +313,6 @@ def logical_not(x, out=None, name=None):
 def sign(x):
     """fluid.layers.sign (a numpy array is first turned into a variable with `assign`)."""
     if not isinstance(x, Variable):
-        from .tensor import assign
         x = assign(x)
     check_variable_and_dtype(x, 'x', _FLOATS, 'sign')
     return unary('sign', x)
@@ -330,3 +325,75 @@ def increment(x, value=1.0, in_place=True):
     out = x if in_place else helper.create_variable_for_type_inference(x.dtype)
     helper.append_op('increment', {'X': [x]}, {'Out': [out]}, {'step': float(value)})
     return out
+
+
+# --- cumsum, dot, bmm, all / any, isfinite / has_nan / has_inf --------------------------------------------------------
+
+def cumsum(x, axis=None, exclusive=None, reverse=None) -> Variable:
+    """fluid.layers.cumsum: `cumsum` along `axis` (-1 when None)."""
+    helper = LayerHelper('cumsum')
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('cumsum', {'X': [x]}, {'Out': [out]},
+                     {'axis': -1 if axis is None else axis, 'exclusive': bool(exclusive), 'reverse': bool(reverse)})
+    return out
+
+
+def dot(x, y, name=None) -> Variable:
+    """fluid.layers.dot: `dot`, the sum of x * y over the last axis, kept as 1 ([N, 1] or [1])."""
+    for arg, v in (('x', x), ('y', y)):
+        check_variable_and_dtype(v, arg, ['float32', 'float64', 'int32', 'int64'], 'dot')
+    helper = LayerHelper('dot', name=name)
+    out = named_output(helper, x.dtype, name)
+    helper.append_op('dot', {'X': [x], 'Y': [y]}, {'Out': [out]})
+    return out
+
+
+def bmm(x, y, name=None) -> Variable:
+    """fluid.layers.bmm: `bmm` of [B, M, K] and [B, K, N]."""
+    x_shape, y_shape = list(x.shape), list(y.shape)
+    if not len(x_shape) == len(y_shape) == 3:
+        raise ValueError("x and y should be 3-dimensional. But received x's dimention: %s, y's dimention: %s"
+                         % (x_shape, y_shape))
+    if x_shape[2] != y_shape[1]:
+        raise ValueError("x's width must be equal with y's height. But received x's shape: %s, y's shape: %s"
+                         % (x_shape, y_shape))
+    helper = LayerHelper('bmm', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('bmm', {'X': [x], 'Y': [y]}, {'Out': [out]})
+    return out
+
+
+def reduce_all(input, dim=None, keep_dim=False, name=None) -> Variable:
+    """fluid.layers.reduce_all: `reduce_all` (dim [0] and reduce_all=True when dim is None or [])."""
+    return reduce_op('reduce_all', input, dim, keep_dim, name)
+
+
+def reduce_any(input, dim=None, keep_dim=False, name=None) -> Variable:
+    """fluid.layers.reduce_any: `reduce_any`, attributes as reduce_all."""
+    return reduce_op('reduce_any', input, dim, keep_dim, name)
+
+
+def isfinite(x) -> Variable:
+    """fluid.layers.isfinite: a bool [1], whether every element of x is finite (`isfinite`)."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'int32', 'int64'], 'isfinite')
+    helper = LayerHelper('isfinite')
+    out = helper.create_variable_for_type_inference(VarType.BOOL)
+    helper.append_op('isfinite', {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def _overflow(op_type: str, x) -> Variable:
+    helper = LayerHelper(op_type)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, {'X': [x]}, {'Out': [out]})
+    return out
+
+
+def has_nan(x) -> Variable:
+    """fluid.layers.has_nan: a bool [1], whether x holds a nan (`isnan`)."""
+    return _overflow('isnan', x)
+
+
+def has_inf(x) -> Variable:
+    """fluid.layers.has_inf: a bool [1], whether x holds an inf (`isinf`)."""
+    return _overflow('isinf', x)

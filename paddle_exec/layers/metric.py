@@ -12,8 +12,8 @@ from __future__ import annotations
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from ..initializer import ConstantInitializer
+from .checks import check_variable_and_dtype
 from .helper import LayerHelper
-from .nn import check_variable_and_dtype
 
 __all__ = ['accuracy', 'auc', 'topk']
 

@@ -38,8 +38,10 @@ from ..framework.dtype import VarType
 from ..framework.program import Program, default_main_program, name_scope, program_guard
 from ..framework.variable import Variable
 from ..layers import math as M
-from ..layers import tensor as T
+from ..layers.casting import cast
+from ..layers.creation import assign, create_global_var, fill_constant
 from ..layers.helper import LayerHelper
+from ..layers.indexing import where
 from ..layers.learning_rate import autoincreased_step_counter
 from .base import Optimizer
 
@@ -123,8 +125,8 @@ class ExponentialMovingAverage(_ApplyRestore):
     # --- the training program ---------------------------------------------------------------------------------
     def _get_ema_decay(self) -> Variable:
         with default_main_program()._lr_schedule_guard():
-            decay_var = T.create_global_var(shape=[1], value=self._decay, dtype='float32', persistable=True,
-                                            name=EMA_DECAY_NAME)
+            decay_var = create_global_var(shape=[1], value=self._decay, dtype='float32', persistable=True,
+                                          name=EMA_DECAY_NAME)
             if self._thres_steps is not None:
                 self._schedule_decay(decay_var)
         return decay_var
@@ -134,14 +136,14 @@ class ExponentialMovingAverage(_ApplyRestore):
         t = self._thres_steps
         decay_t = M.elementwise_div(M.scale(t, 1.0, 1.0), M.scale(t, 1.0, 10.0))
         # Paddle's `decay_t < decay` compares with a tensor of decay_t's dtype (int(decay) for integer steps)
-        below = M.less_than(decay_t, T.fill_constant([1], decay_t.dtype, self._decay))
+        below = M.less_than(decay_t, fill_constant([1], decay_t.dtype, self._decay))
         if decay_t.dtype != decay_var.dtype:
-            decay_t = T.cast(decay_t, decay_var.dtype)
-        T.assign(T.where(below, decay_t, T.fill_constant([1], decay_var.dtype, self._decay)), decay_var)
+            decay_t = cast(decay_t, decay_var.dtype)
+        assign(where(below, decay_t, fill_constant([1], decay_var.dtype, self._decay)), decay_var)
 
     def _create_ema_var(self, param) -> Variable:
-        return T.create_global_var(name=unique_name.generate(self._name + param.name + '_ema'), shape=param.shape,
-                                   value=0.0, dtype=param.dtype, persistable=True)
+        return create_global_var(name=unique_name.generate(self._name + param.name + '_ema'), shape=param.shape,
+                                 value=0.0, dtype=param.dtype, persistable=True)
 
     def update(self) -> None:
         """Appends the EMA update of every parameter to the main program (call it after minimize)."""
@@ -151,26 +153,26 @@ class ExponentialMovingAverage(_ApplyRestore):
                 param_ema = self._ema_vars[param.name]
                 kept = M.elementwise_mul(param_ema, self._decay_var)
                 added = M.elementwise_mul(param, M.scale(self._decay_var, -1.0, 1.0))
-                T.assign(M.elementwise_add(kept, added), param_ema)
+                assign(M.elementwise_add(kept, added), param_ema)
 
     # --- apply / restore ----------------------------------------------------------------------------------------
     def _build_apply_program(self) -> Program:
         program = Program()
         block = program.global_block()
         with program_guard(program):
-            step = T.create_global_var(name=self._step_counter_name, shape=[1], value=0, dtype='int64',
-                                       persistable=True)
-            step = T.cast(step, 'float32')
+            step = create_global_var(name=self._step_counter_name, shape=[1], value=0, dtype='int64',
+                                     persistable=True)
+            step = cast(step, 'float32')
             decay_pow = M.elementwise_pow(_clone_persistable(block, self._decay_var), step)
             for param, tmp in self._params_tmps:
                 ema = _clone_persistable(block, self._ema_vars[param.name])
                 param, tmp = _clone_persistable(block, param), _clone_persistable(block, tmp)
-                T.assign(param, tmp)
+                assign(param, tmp)
                 # bias correction when step > 0 (Paddle's Switch): divide by 1 - decay^step, else by exactly 1
-                started = M.greater_than(step, T.fill_constant([1], 'float32', 0.0))
-                divisor = T.where(started, M.scale(decay_pow, -1.0, 1.0), T.fill_constant([1], 'float32', 1.0))
-                T.assign(M.elementwise_div(ema, divisor), ema)
-                T.assign(ema, param)
+                started = M.greater_than(step, fill_constant([1], 'float32', 0.0))
+                divisor = where(started, M.scale(decay_pow, -1.0, 1.0), fill_constant([1], 'float32', 1.0))
+                assign(M.elementwise_div(ema, divisor), ema)
+                assign(ema, param)
         return program
 
     def _build_restore_program(self) -> Program:
@@ -178,7 +180,7 @@ class ExponentialMovingAverage(_ApplyRestore):
         block = program.global_block()
         with program_guard(program):
             for param, tmp in self._params_tmps:
-                T.assign(_clone_persistable(block, tmp), _clone_persistable(block, param))
+                assign(_clone_persistable(block, tmp), _clone_persistable(block, param))
         return program
 
 
@@ -215,7 +217,7 @@ class ModelAverage(_ApplyRestore, Optimizer):
         with program_guard(self.restore_program):
             for param, backup in self.params_grads:
                 block = self.restore_program.global_block()
-                T.assign(_clone_persistable(block, backup), _clone_persistable(block, param))
+                assign(_clone_persistable(block, backup), _clone_persistable(block, param))
 
     _COUNTERS = ('num_accumulates', 'old_num_accumulates', 'num_updates')
 
@@ -239,11 +241,11 @@ class ModelAverage(_ApplyRestore, Optimizer):
         sum_1, sum_2, sum_3, n_acc, n_old, _ = (
             _clone_persistable(block, self._get_accumulator(name, param))
             for name in ('sum_1', 'sum_2', 'sum_3') + self._COUNTERS)
-        T.assign(param, backup)
+        assign(param, backup)
         count = M.sums([n_acc, n_old])
         total = M.sums([sum_1, sum_2, sum_3])
         dtype = 'float32' if self._dtype is None else self._dtype
-        count, total = T.cast(count, dtype), T.cast(total, dtype)
+        count, total = cast(count, dtype), cast(total, dtype)
         block.append_op('elementwise_div', {'X': [total], 'Y': [count]}, {'Out': [param]}, {'axis': -1})
 
     def minimize(self, *args, **kwargs):

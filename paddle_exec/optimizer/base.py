@@ -26,6 +26,7 @@ from ..framework import unique_name
 from ..framework.program import default_main_program, default_startup_program, name_scope, program_guard
 from ..framework.variable import Variable
 from ..initializer import ConstantInitializer
+from ..layers.creation import create_global_var
 from ..layers.helper import LayerHelper
 from ..regularizer import L2Decay, WeightDecayRegularizer, _create_regularization_of_grad, append_regularization_ops
 
@@ -95,7 +96,6 @@ class Optimizer:
         if isinstance(lr, Variable):
             raise TypeError('learning rate variable is create outside optimizer,can not create new learning rate '
                             'variable for new program')
-        from ..layers.tensor import create_global_var
         dtype = 'float32' if self._dtype is None else self._dtype
         if _is_scheduler(lr):
             var = create_global_var(name=unique_name.generate('learning_rate'), shape=[1], value=float(lr()),

@@ -13,6 +13,7 @@ Version differences, selected by `_paddle2` (False in fluid.optimizer):
 """
 from __future__ import annotations
 
+from ..framework.program import name_scope
 from ..framework.variable import Variable
 from ..regularizer import L2DecayRegularizer
 from .base import Optimizer
@@ -298,7 +299,6 @@ class Adamax(Optimizer):
                                {'beta1': self._beta1, 'beta2': self._beta2, 'epsilon': self._epsilon})
 
     def _finish_update(self, block, parameters_and_grads):
-        from ..framework.program import name_scope
         for param, grad in parameters_and_grads:
             if grad is None or not param.trainable:
                 continue

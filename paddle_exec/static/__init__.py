@@ -6,7 +6,7 @@
 from ..backward import append_backward, gradients
 from ..executor import Executor
 from ..executor.parallel import *
-from ..executor.places import cpu_places
+from ..executor.places import cpu_places, cuda_places
 from ..executor.strategy import *
 from ..framework import (
                          CPUPlace,

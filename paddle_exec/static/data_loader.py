@@ -44,6 +44,7 @@ from ..framework.scope import LoDTensor, global_scope
 from ..framework.unique_name import UniqueNameGenerator
 from ..framework.variable import Variable
 from ..ops.reader import BlockingQueue, ReaderCancelled
+from .extras import DataFeeder
 
 __all__ = ['DataLoader']
 
@@ -212,7 +213,6 @@ class GeneratorLoader:
 
     def set_sample_list_generator(self, reader, places=None) -> GeneratorLoader:
         """`reader()` yields one batch at a time as a list of samples (tuples, one field per variable)."""
-        from .extras import DataFeeder
         feeder = DataFeeder(feed_list=self._feed_list, place=CPUPlace())
         names = [v.name for v in self._feed_list]
 

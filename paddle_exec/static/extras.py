@@ -1,5 +1,5 @@
-"""The smaller builders of paddle.static / fluid: py_func, create_parameter, create_global_var, device_guard,
-InputSpec, and fluid's DataFeeder.
+"""The smaller builders of paddle.static / fluid: py_func, device_guard, InputSpec, and fluid's DataFeeder;
+create_parameter and create_global_var (layers/creation.py) are exported from here too.
 
     out = main.current_block().create_var(name='y', dtype='float32', shape=x.shape)
     static.py_func(func=np.tanh, x=x, out=out, backward_func=lambda x, y, dy: dy * (1 - y * y))
@@ -20,11 +20,10 @@ from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.program import default_main_program
 from ..framework.scope import LoDTensor
 from ..framework.variable import Variable
-from ..initializer import Initializer
+from ..layers.creation import create_global_var, create_parameter
 from ..layers.helper import LayerHelper
-from ..layers.tensor import create_global_var
+from ..layers.io import data_v2
 from ..ops.io import PyFuncRegistry
-from ..param_attr import ParamAttr
 
 __all__ = ['py_func', 'create_parameter', 'create_global_var', 'device_guard', 'InputSpec', 'DataFeeder']
 
@@ -73,37 +72,6 @@ py_func.registered_func = PyFuncRegistry.registered_func
 py_func.registered_func_num = PyFuncRegistry.registered_func_num
 
 
-# --- parameters and global variables -------------------------------------------------------------------------
-
-_PARAM_DTYPES = ('bool', 'float16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8')
-
-
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
-    """A trainable parameter of `shape` (fluid.layers.create_parameter / paddle.static.create_parameter): named
-    `name`, else by `attr`, else `create_parameter_N.w_0`; initialised in the startup program by
-    `default_initializer`, else Xavier (weights) or zeros (`is_bias`)."""
-    if not isinstance(shape, (list, tuple, np.ndarray)):
-        raise TypeError("The type of 'shape' in create_parameter must be list, tuple or numpy.ndarray, but received "
-                        "%s" % type(shape).__name__)
-    for d in shape:
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise TypeError("The type of 'item of shape' in create_parameter must be int, but received %s"
-                            % type(d).__name__)
-    if convert_dtype(dtype) not in _PARAM_DTYPES:
-        raise TypeError("The data type of 'dtype' in create_parameter must be one of %s, but received %s"
-                        % (list(_PARAM_DTYPES), convert_dtype(dtype)))
-    if attr is not None and not isinstance(attr, ParamAttr):
-        raise TypeError("The type of 'attr' in create_parameter must be ParamAttr or None, but received %s"
-                        % type(attr).__name__)
-    if default_initializer is not None and not isinstance(default_initializer, Initializer):
-        raise TypeError("The type of 'default_initializer' in create_parameter must be Initializer or None, but "
-                        "received %s" % type(default_initializer).__name__)
-    helper = LayerHelper('create_parameter', name=name)
-    if attr is None:
-        attr = ParamAttr(name=name)
-    return helper.create_parameter(attr, [int(d) for d in shape], to_var_type(dtype), is_bias, default_initializer)
-
-
 # --- small 2.x helpers -------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -138,7 +106,6 @@ class InputSpec:
         return InputSpec(self.shape[1:], self.dtype, self.name)
 
     def _create_feed_layer(self):
-        from ..layers.io import data_v2
         return data_v2(self.name, list(self.shape), convert_dtype(self.dtype))
 
     def __eq__(self, other):

@@ -10,17 +10,21 @@ import math
 
 import numpy as np
 
-from ..framework.dtype import to_var_type
+from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
-from ..layers import tensor as _layers
+from ..layers import creation as _creation
+from ..layers.casting import cast
+from ..layers.checks import check_variable
+from ..layers.creation import fill_constant, shape_inputs
 from ..layers.helper import LayerHelper
+from ..layers.matrix import eye_op, tril_triu
 
 __all__ = ['ones', 'zeros', 'full', 'ones_like', 'zeros_like', 'full_like', 'arange', 'assign']
 
 
 def full(shape, fill_value, dtype=None, name=None) -> Variable:
     """A tensor of `shape` filled with `fill_value` (float32 unless `dtype` says otherwise)."""
-    return _layers.fill_constant(shape, 'float32' if dtype is None else dtype, fill_value, name=name)
+    return fill_constant(shape, 'float32' if dtype is None else dtype, fill_value, name=name)
 
 
 def ones(shape, dtype=None, name=None) -> Variable:
@@ -33,7 +37,7 @@ def zeros(shape, dtype=None, name=None) -> Variable:
 
 def full_like(x, fill_value, dtype=None, name=None) -> Variable:
     """A tensor shaped like `x` filled with `fill_value` (`fill_any_like`; the dtype of `x` unless given)."""
-    _layers.check_variable(x, 'x', 'full_like')
+    check_variable(x, 'x', 'full_like')
     dtype = x.dtype if dtype is None else to_var_type(dtype)
     helper = LayerHelper('full_like', name=name)
     out = helper.create_variable_for_type_inference(dtype)
@@ -61,9 +65,9 @@ def arange(start=0, end=None, step=1, dtype=None, name=None) -> Variable:
     args = []
     for v in (start, end, step):
         if not isinstance(v, Variable):
-            v = _layers.fill_constant([1], dtype, v, force_cpu=True)
+            v = fill_constant([1], dtype, v, force_cpu=True)
         elif v.dtype != dtype:
-            v = _layers.cast(v, dtype)
+            v = cast(v, dtype)
         args.append(v)
     helper = LayerHelper('range', name=name)
     out = helper.create_variable_for_type_inference(dtype)
@@ -79,36 +83,35 @@ def assign(x, output=None) -> Variable:
     stored as float32, with a warning, as Paddle 2.x does)."""
     if not isinstance(x, Variable):
         x = np.array(x)
-    return _layers.assign(x, output, _fp64_to_fp32=True)
+    return _creation.assign(x, output, _fp64_to_fp32=True)
 
 
 # --- triangles, eye, linspace, randint (Paddle 2.4's static-mode builders) -------------------------------------------
 
 def tril(x, diagonal=0, name=None) -> Variable:
     """`tril_triu` (lower): the output is named `tril_N`, or exactly `name`."""
-    return _layers.tril_triu('tril', x, diagonal, name, arg='x')
+    return tril_triu('tril', x, diagonal, name, arg='x')
 
 
 def triu(x, diagonal=0, name=None) -> Variable:
     """`tril_triu` (upper): the output is named `triu_N`, or exactly `name`."""
-    return _layers.tril_triu('triu', x, diagonal, name, arg='x')
+    return tril_triu('triu', x, diagonal, name, arg='x')
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None) -> Variable:
     """`eye` [num_rows, num_columns] (square when num_columns is None), float32 unless `dtype` says otherwise."""
-    return _layers.eye_op(num_rows, num_columns, 'float32' if dtype is None else dtype, name)
+    return eye_op(num_rows, num_columns, 'float32' if dtype is None else dtype, name)
 
 
 def linspace(start, stop, num, dtype=None, name=None) -> Variable:
     """`linspace` with the 2.x `dtype` attribute (float32 by default): force_cpu fill_constants for number
     arguments; the output shape is [num] when num is an int."""
-    from ..framework.dtype import convert_dtype
     dtype = to_var_type('float32' if dtype is None else dtype)
     if not isinstance(num, Variable) and (not isinstance(num, int) or isinstance(num, bool)):
         raise TypeError("The type of 'num' in linspace must be int, but received %s." % type(num))
-    t_start = start if isinstance(start, Variable) else _layers.fill_constant([1], dtype, start, force_cpu=True)
-    t_stop = stop if isinstance(stop, Variable) else _layers.fill_constant([1], dtype, stop, force_cpu=True)
-    t_num = num if isinstance(num, Variable) else _layers.fill_constant([1], 'int32', num, force_cpu=True)
+    t_start = start if isinstance(start, Variable) else fill_constant([1], dtype, start, force_cpu=True)
+    t_stop = stop if isinstance(stop, Variable) else fill_constant([1], dtype, stop, force_cpu=True)
+    t_num = num if isinstance(num, Variable) else fill_constant([1], 'int32', num, force_cpu=True)
     start_dtype, stop_dtype, out_dtype = (convert_dtype(t_start.dtype), convert_dtype(t_stop.dtype),
                                           convert_dtype(dtype))
     if (('float64' in (start_dtype, stop_dtype) and out_dtype in ('float32', 'int32'))
@@ -127,7 +130,6 @@ def linspace(start, stop, num, dtype=None, name=None) -> Variable:
 
 def randint(low=0, high=None, shape=[1], dtype=None, name=None) -> Variable:  # noqa: B006 - Paddle's default
     """`randint` in [low, high) (high None: [0, low)), int64 unless `dtype` is int32; stop_gradient."""
-    from ..framework.dtype import convert_dtype
     if high is None:
         if low <= 0:
             raise ValueError('If high is None, low must be greater than 0, but received low = %s.' % low)
@@ -139,7 +141,7 @@ def randint(low=0, high=None, shape=[1], dtype=None, name=None) -> Variable:  # 
         raise TypeError("The data type of 'dtype' in randint must be ['int32', 'int64'], but received %s."
                         % convert_dtype(dtype))
     inputs, attrs = {}, {'low': low, 'high': high, 'seed': 0, 'dtype': int(dtype)}
-    _layers._shape_inputs(inputs, attrs, shape, 'randint')
+    shape_inputs(inputs, attrs, shape, 'randint')
     helper = LayerHelper('randint', name=name)
     out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     helper.append_op('randint', inputs, {'Out': [out]}, attrs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
+from ..layers import attribute as _attribute
 from ..layers.helper import LayerHelper
 
 __all__ = ['is_empty', 'is_tensor']
@@ -29,8 +30,7 @@ def is_tensor(x) -> bool:
 
 def rank(input) -> Variable:
     """paddle.rank: the static rank of `input` as an int32 tensor of shape [] (`assign_value`)."""
-    from ..layers.tensor import rank as _rank
-    return _rank(input)
+    return _attribute.rank(input)
 
 
 __all__ += ['rank']

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from ..framework.dtype import to_var_type
 from ..framework.variable import Variable
-from ..layers import tensor as _layers
+from ..layers import attribute as _attribute
+from ..layers import indexing as _indexing
+from ..layers import manipulation as _manipulation
+from ..layers.checks import check_variable
+from ..layers.creation import tensor_list
 from ..layers.helper import LayerHelper
 
 __all__ = ['concat', 'split', 'chunk', 'reshape', 'transpose', 'squeeze', 'unsqueeze', 'flatten', 'stack', 'unstack',
            'gather', 'cast', 'slice', 'strided_slice', 'expand', 'tile', 'flip', 'shape']
 
-shape = _layers.shape
-slice = _layers.slice
-unstack = _layers.unstack
+shape = _attribute.shape
+slice = _indexing.slice
+unstack = _manipulation.unstack
 
 
 def concat(x, axis=0, name=None) -> Variable:
@@ -26,12 +30,12 @@ def concat(x, axis=0, name=None) -> Variable:
         dtypes = {v.dtype for v in x}
         if len(dtypes) > 1:
             raise TypeError('All the Tensors in the input must have the same data type.')
-    return _layers.concat(x, axis=axis, name=name)
+    return _manipulation.concat(x, axis=axis, name=name)
 
 
 def split(x, num_or_sections, axis=0, name=None) -> list:
     """`split` into `num_or_sections` equal parts or parts of the given sizes (one may be -1) along `axis`."""
-    return _layers.split(x, num_or_sections, dim=axis, name=name)
+    return _manipulation.split(x, num_or_sections, dim=axis, name=name)
 
 
 def chunk(x, chunks, axis=0, name=None) -> list:
@@ -42,11 +46,11 @@ def chunk(x, chunks, axis=0, name=None) -> list:
 
 def reshape(x, shape, name=None) -> Variable:
     """`reshape2`: 0 copies a dim, one -1 is inferred; `shape` may hold or be Variables."""
-    return _layers.reshape(x, shape, name=name)
+    return _manipulation.reshape(x, shape, name=name)
 
 
 def transpose(x, perm, name=None) -> Variable:
-    return _layers.transpose(x, list(perm), name=name)
+    return _manipulation.transpose(x, list(perm), name=name)
 
 
 def squeeze(x, axis=None, name=None) -> Variable:
@@ -55,16 +59,16 @@ def squeeze(x, axis=None, name=None) -> Variable:
         axis = []
     elif isinstance(axis, int):
         axis = [axis]
-    return _layers.squeeze(x, list(axis), name=name)
+    return _manipulation.squeeze(x, list(axis), name=name)
 
 
 def unsqueeze(x, axis, name=None) -> Variable:
-    return _layers.unsqueeze(x, axis, name=name)
+    return _manipulation.unsqueeze(x, axis, name=name)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None) -> Variable:
     """`flatten_contiguous_range`: dims start_axis..stop_axis merged into one."""
-    _layers.check_variable(x, 'x', 'flatten')
+    check_variable(x, 'x', 'flatten')
     rank = len(x.shape)
     if not isinstance(start_axis, int) or start_axis > rank - 1 or start_axis < -rank:
         raise ValueError('The start_axis should be a int, and in range [-rank(x), rank(x))')
@@ -83,7 +87,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None) -> Variable:
 
 
 def stack(x, axis=0, name=None) -> Variable:
-    return _layers.stack(x, axis=axis, name=name)
+    return _manipulation.stack(x, axis=axis, name=name)
 
 
 def gather(x, index, axis=None, name=None) -> Variable:
@@ -104,7 +108,7 @@ def gather(x, index, axis=None, name=None) -> Variable:
 
 def cast(x, dtype) -> Variable:
     """`cast` to `dtype`; the output keeps the input's stop_gradient (Paddle 2.x)."""
-    _layers.check_variable(x, 'x', 'cast')
+    check_variable(x, 'x', 'cast')
     helper = LayerHelper('cast')
     out = helper.create_variable_for_type_inference(to_var_type(dtype), stop_gradient=x.stop_gradient)
     helper.append_op('cast', {'X': [x]}, {'Out': [out]}, {'in_dtype': int(x.dtype), 'out_dtype': int(out.dtype)})
@@ -112,7 +116,7 @@ def cast(x, dtype) -> Variable:
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None) -> Variable:
-    return _layers.strided_slice(x, axes, starts, ends, strides)
+    return _indexing.strided_slice(x, axes, starts, ends, strides)
 
 
 def _shape_like_input(inputs, attrs, values, attr_name, whole_slot, list_slot, hole):
@@ -123,12 +127,12 @@ def _shape_like_input(inputs, attrs, values, attr_name, whole_slot, list_slot, h
     values = list(values)
     attrs[attr_name] = [hole if isinstance(v, Variable) else int(v) for v in values]
     if any(isinstance(v, Variable) for v in values):
-        inputs[list_slot] = _layers._tensor_list(values)
+        inputs[list_slot] = tensor_list(values)
 
 
 def expand(x, shape, name=None) -> Variable:
     """`expand_v2`: broadcast `x` to `shape` (-1 keeps a dim of x; entries may be Variables)."""
-    _layers.check_variable(x, 'x', 'expand')
+    check_variable(x, 'x', 'expand')
     if isinstance(shape, (list, tuple)):
         for s in shape:
             if not isinstance(s, Variable):
@@ -143,7 +147,7 @@ def expand(x, shape, name=None) -> Variable:
 
 def tile(x, repeat_times, name=None) -> Variable:
     """`tile`: repeat `x` `repeat_times[i]` times along dim i (counts left-padded with 1, or x's dims)."""
-    _layers.check_variable(x, 'x', 'tile')
+    check_variable(x, 'x', 'tile')
     helper = LayerHelper('tile', name=name)
     inputs, attrs = {'X': [x]}, {}
     _shape_like_input(inputs, attrs, repeat_times, 'repeat_times', 'RepeatTimes', 'repeat_times_tensor', -1)
@@ -166,22 +170,22 @@ def flip(x, axis, name=None) -> Variable:
 
 def gather_nd(x, index, name=None) -> Variable:
     """`gather_nd`: x[index[..., :k]], shape index.shape[:-1] + x.shape[k:]."""
-    return _layers.gather_nd(x, index, name)
+    return _indexing.gather_nd(x, index, name)
 
 
 def scatter(x, index, updates, overwrite=True, name=None) -> Variable:
     """`scatter` of the rows `updates` at `index` (a 1-D int tensor); overwrite=False sums duplicates."""
-    return _layers.scatter(x, index, updates, name, overwrite)
+    return _indexing.scatter(x, index, updates, name, overwrite)
 
 
 def scatter_nd_add(x, index, updates, name=None) -> Variable:
     """`scatter_nd_add`: `updates` added into a copy of `x` at the coordinates `index[..., :k]`."""
-    return _layers.scatter_nd_add(x, index, updates, name)
+    return _indexing.scatter_nd_add(x, index, updates, name)
 
 
 def roll(x, shifts, axis=None, name=None) -> Variable:
     """`roll` with attrs shifts and axis (empty: the flattened tensor rolls); a Variable `shifts` is ShiftsTensor."""
-    _layers.check_variable(x, 'x', 'roll')
+    check_variable(x, 'x', 'roll')
     rank = len(x.shape)
     shifts = [shifts] if isinstance(shifts, int) else shifts
     axis = [axis] if isinstance(axis, int) else axis

@@ -22,11 +22,13 @@ import numpy as np
 
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
+from ..layers import casting as _casting
 from ..layers import math as _math
-from ..layers import tensor as _layers_tensor
 from ..layers.activation import activation
+from ..layers.checks import check_variable_and_dtype
+from ..layers.creation import fill_constant
 from ..layers.helper import LayerHelper
-from ..layers.nn import check_variable_and_dtype
+from .manipulation import cast
 
 __all__ = ['mean', 'sum', 'max', 'min', 'prod', 'add', 'subtract', 'multiply', 'divide', 'floor_divide',
            'remainder', 'mod', 'floor_mod', 'maximum', 'minimum', 'pow', 'matmul', 'mm', 'scale', 'clip', 'add_n',
@@ -177,8 +179,7 @@ def min(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     """paddle.prod: reduce_prod, after a cast when `dtype` differs from x's."""
     if dtype is not None and to_var_type(dtype) != x.dtype:
-        from ..layers.tensor import cast
-        x = cast(x, dtype)
+        x = _casting.cast(x, dtype)
     check_variable_and_dtype(x, 'x/input', ('float32', 'float64', 'int32', 'int64'), 'reduce_prod')
     axis = _axis_list(axis)
     return _math.reduce_op('reduce_prod', x, axis, keepdim, name, reduce_all=_reduce_all(axis, x))
@@ -270,7 +271,6 @@ def _compare(op_type: str, x, y, name=None):
     if not isinstance(y, Variable):
         if op_type not in ('equal', 'not_equal') or not isinstance(y, (int, float, bool)):
             raise TypeError("The type of 'y' in %s must be Variable, but received %s" % (op_type, type(y)))
-        from ..layers.tensor import fill_constant
         y = fill_constant([1], x.dtype, y)
     return _math.compare_op(op_type, x, y, name=name)
 
@@ -322,7 +322,6 @@ def cumsum(x, axis=None, dtype=None, name=None):
     """paddle.cumsum: `cumsum` along `axis`, or of the flattened tensor (flatten=True) when axis is None; a `cast`
     first when `dtype` differs from x's."""
     if dtype is not None and to_var_type(dtype) != x.dtype:
-        from .manipulation import cast
         x = cast(x, dtype)
     helper = LayerHelper('cumsum', name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
@@ -362,8 +361,7 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 
 def dot(x, y, name=None):
     """paddle.dot: the `dot` op ([N, 1] for 2-D inputs, [1] for 1-D in Paddle <= 2.4)."""
-    from ..layers.tensor import dot as _dot
-    return _dot(x, y, name)
+    return _math.dot(x, y, name)
 
 
 def bmm(x, y, name=None):
@@ -372,7 +370,7 @@ def bmm(x, y, name=None):
     if len(x_shape) == len(y_shape) == 3 and x_shape[0] != y_shape[0]:
         raise ValueError("x's batch (shape[0]) must be equal with y's batch (shape[0]). But received x's shape: %s, "
                          "y's shape: %s" % (x_shape, y_shape))
-    return _layers_tensor.bmm(x, y, name=name)
+    return _math.bmm(x, y, name=name)
 
 
 def _bool_reduce(op_type: str, api: str, x, axis, keepdim, name):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
-from ..layers import tensor as _layers
+from ..layers.creation import shape_inputs
 from ..layers.helper import LayerHelper
 
 __all__ = ['uniform', 'rand', 'normal', 'randn', 'standard_normal']
@@ -25,7 +25,7 @@ def _float_dtype(dtype, api: str):
 
 def _random_op(op_type: str, helper_name: str, shape, dtype, attrs: dict, api: str, name) -> Variable:
     inputs, attrs = {}, dict(attrs, dtype=int(dtype))
-    _layers._shape_inputs(inputs, attrs, shape, api)
+    shape_inputs(inputs, attrs, shape, api)
     helper = LayerHelper(helper_name, name=name)
     out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     helper.append_op(op_type, inputs, {'Out': [out]}, attrs)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..framework.dtype import VarType, to_var_type
 from ..framework.variable import Variable
-from ..layers import tensor as _layers
+from ..layers import indexing as _indexing
+from ..layers.checks import check_variable, check_variable_and_dtype
 from ..layers.helper import LayerHelper
 
 __all__ = ['argmax', 'argmin', 'argsort', 'sort', 'where', 'nonzero']
@@ -23,7 +24,7 @@ def _arg(op_type, helper_name, x, axis, keepdim, dtype, name):
     if var_dtype not in (VarType.INT32, VarType.INT64):
         raise TypeError("The data type of 'dtype' in %s must be int32 or int64, but received %s."
                         % (helper_name, dtype))
-    _layers.check_variable(x, 'x', 'paddle.' + helper_name)
+    check_variable(x, 'x', 'paddle.' + helper_name)
     flatten = axis is None
     helper = LayerHelper(helper_name, name=name)
     out = helper.create_variable_for_type_inference(var_dtype)
@@ -68,24 +69,23 @@ def where(condition, x=None, y=None, name=None):
         return nonzero(condition, as_tuple=True)
     if x is None or y is None:
         raise ValueError('either both or neither of x and y should be given')
-    return _layers.select(condition, x, y, name)
+    return _indexing.select(condition, x, y, name)
 
 
 def nonzero(x, as_tuple=False):
     """The int64 coordinates [z, rank] of the non-zero elements (`where_index`); as_tuple: one [z, 1] per dim."""
-    out = _layers.where(x)
+    out = _indexing.where(x)
     if not as_tuple:
         return out
     rank = len(x.shape)
     if rank == 1:
         return (out,)
-    return tuple(_layers.slice(out, axes=[1], starts=[i], ends=[i + 1]) for i in range(rank))
+    return tuple(_indexing.slice(out, axes=[1], starts=[i], ends=[i + 1]) for i in range(rank))
 
 
 
 def index_select(x, index, axis=0, name=None) -> Variable:
     """`index_select` of the slices `index` (int32/int64, 1-D) along `axis` (attribute `dim`)."""
-    from ..layers.nn import check_variable_and_dtype
     check_variable_and_dtype(x, 'x', ['float32', 'float64', 'int32', 'int64'], 'paddle.tensor.search.index_select')
     check_variable_and_dtype(index, 'index', ['int32', 'int64'], 'paddle.tensor.search.index_select')
     helper = LayerHelper('index_select', name=name)

@@ -12,8 +12,8 @@ run time.
 from __future__ import annotations
 
 from ..framework.dtype import VarType
+from ..layers.checks import check_variable_and_dtype
 from ..layers.helper import LayerHelper
-from ..layers.nn import check_variable_and_dtype
 from . import creation, manipulation, search
 from . import math as _tmath
 

@@ -1,6 +1,6 @@
 """The math, activation and reduce builders: fluid.layers (op sequences, attributes and names checked side by side
 with fluid 1.8.5), paddle.* and paddle.nn.functional (Paddle 2.4's, from its source; 1.8 has none of these
-names), and the Variable operators of layers/math_patch.py; plus the numbers of small programs they build."""
+names), and the Variable operators of framework/variable_ops.py; plus the numbers of small programs they build."""
 import contextlib
 import math
 import sys
@@ -384,7 +384,7 @@ def test_functional_numbers(rng):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
-# --- Variable operators (layers/math_patch.py), checked against fluid 1.8.5 -----------------------------------
+# --- Variable operators (framework/variable_ops.py), checked against fluid 1.8.5 -----------------------------------
 
 def test_operators_with_numbers_are_scale_ops():
     with build() as b:

@@ -339,7 +339,7 @@ def test_batch_norm_running_stats_update_in_place_across_runs():
     main, startup = Program(), Program()
     scope = Scope()
     with unique_name.guard(), program_guard(main, startup):
-        from paddle_exec.layers.nn import batch_norm
+        from paddle_exec.layers.norm import batch_norm
         x = data_v2('x', [4, 2], 'float32')
         batch_norm(x, momentum=0.5)
     op = [o for o in main.global_block().ops if o.type == 'batch_norm'][0]

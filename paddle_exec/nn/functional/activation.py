@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ...framework.dtype import to_var_type
 from ...layers.activation import activation
+from ...layers.checks import check_variable_and_dtype
+from ...layers.common import maxout_op, prelu_op
 from ...layers.helper import LayerHelper
-from ...layers.nn import check_variable_and_dtype
 
 __all__ = ['relu', 'sigmoid', 'tanh', 'gelu', 'leaky_relu', 'softmax', 'log_softmax', 'relu6', 'elu', 'selu',
            'softplus', 'softsign', 'silu', 'swish', 'mish', 'hardswish', 'hardsigmoid', 'hardtanh', 'hardshrink',
@@ -141,7 +142,6 @@ __all__ += ['prelu', 'maxout']
 def prelu(x, weight, data_format='NCHW', name=None):
     """F.prelu: `prelu` with mode 'all' for a one-element weight, else 'channel' (weight of the channel count,
     channels at dim 1, or last for NLC / NHWC / NDHWC)."""
-    from ...layers import nn as _nn
     if len(weight.shape) not in (0, 1):
         raise AssertionError('The dim count of weight shape should be 0 or 1 in prelu().')
     mode = 'all'
@@ -160,11 +160,10 @@ def prelu(x, weight, data_format='NCHW', name=None):
         mode = 'channel'
     check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'prelu')
     check_variable_and_dtype(weight, 'weight', ['float16', 'float32', 'float64'], 'prelu')
-    return _nn.prelu_op(x, weight, mode, data_format, LayerHelper('prelu', name=name))
+    return prelu_op(x, weight, mode, data_format, LayerHelper('prelu', name=name))
 
 
 def maxout(x, groups, axis=1, name=None):
     """F.maxout: one `maxout` op (axis -1 is stored as 3)."""
-    from ...layers import nn as _nn
     check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'maxout')
-    return _nn.maxout_op(x, groups, axis, name)
+    return maxout_op(x, groups, axis, name)

@@ -3,8 +3,12 @@ builds it) and dropout (Paddle 2.x defaults: p=0.5, training=True, upscale_in_tr
 from __future__ import annotations
 
 from ...framework.variable import Variable
-from ...layers import nn as _nn
+from ...layers.checks import check_variable_and_dtype
+from ...layers.common import dropout_op
 from ...layers.helper import LayerHelper
+from ...layers.image import pad_op, pixel_shuffle_op, resize_sizes
+from ...layers.loss import label_smooth_op
+from ...tensor.manipulation import squeeze, unsqueeze
 
 __all__ = ['linear', 'dropout']
 
@@ -12,8 +16,8 @@ __all__ = ['linear', 'dropout']
 def linear(x, weight, bias=None, name=None):
     """F.linear: out = x @ weight (+ bias), weight of shape [in_features, out_features]; ops matmul_v2 and
     elementwise_add (axis -1) from one LayerHelper('linear'), so temporaries are named linear_N.tmp_K."""
-    _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'linear')
-    _nn.check_variable_and_dtype(weight, 'weight', ['float16', 'float32', 'float64'], 'linear')
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'linear')
+    check_variable_and_dtype(weight, 'weight', ['float16', 'float32', 'float64'], 'linear')
     helper = LayerHelper('linear', name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op('matmul_v2', {'X': [x], 'Y': [weight]}, {'Out': [out]}, {'trans_x': False, 'trans_y': False})
@@ -41,9 +45,9 @@ def dropout(x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=No
         if not isinstance(axis, (int, list, tuple)):
             raise TypeError('datatype of axis argument should be int or list')
         raise NotImplementedError('F.dropout with axis (dropout over chosen axes) is not supported yet')
-    _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'dropout')
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'dropout')
     impl = 'downgrade_in_infer' if mode == 'downscale_in_infer' else mode
-    return _nn.dropout_op(x, p, not training, None, impl, name=name)
+    return dropout_op(x, p, not training, None, impl, name=name)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -66,8 +70,8 @@ def pad(x, pad, mode='constant', value=0.0, data_format='NCHW', name=None):
                              % data_format)
     x_dim = len(x.shape)
     if mode == 'constant' and isinstance(pad, (list, tuple)) and len(pad) == x_dim * 2:
-        _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64', 'int32', 'int64'], 'pad')
-        return _nn.pad_op(x, pad, value)
+        check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64', 'int32', 'int64'], 'pad')
+        return pad_op(x, pad, value)
     if x_dim not in _PAD_FORMATS:
         raise AssertionError('input tesor dimension must be in [3, 4, 5] but got %d' % x_dim)
     if data_format not in _PAD_FORMATS[x_dim]:
@@ -75,7 +79,6 @@ def pad(x, pad, mode='constant', value=0.0, data_format='NCHW', name=None):
                              % (x_dim, list(_PAD_FORMATS[x_dim]), data_format))
     if isinstance(pad, Variable):
         raise NotImplementedError('F.pad: a Variable `pad` is not supported yet; pass a list')
-    from ...tensor import squeeze, unsqueeze
     pad = [int(p) for p in pad]
     channel_last = data_format[-1] == 'C'
     unsqueezed = []
@@ -134,7 +137,7 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
     attrs = {'out_d': -1, 'out_h': -1, 'out_w': -1, 'interp_method': method, 'align_corners': align_corners,
              'align_mode': int(align_mode), 'data_layout': data_format}
     if size is not None:
-        _nn._resize_sizes(helper, size, inputs, attrs, 'size')
+        resize_sizes(helper, size, inputs, attrs, 'size')
     elif isinstance(scale_factor, Variable):
         scale_factor.stop_gradient = True
         inputs['Scale'] = [scale_factor]
@@ -171,7 +174,7 @@ def pixel_shuffle(x, upscale_factor, data_format='NCHW', name=None):
     if data_format not in ('NCHW', 'NHWC'):
         raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'.But recevie Attr(data_format): %s "
                          % data_format)
-    return _nn.pixel_shuffle_op(x, upscale_factor, data_format, name)
+    return pixel_shuffle_op(x, upscale_factor, data_format, name)
 
 
 __all__ += ['label_smooth']
@@ -179,6 +182,5 @@ __all__ += ['label_smooth']
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     """F.label_smooth: one `label_smooth` op (the label is marked stop_gradient, as Paddle does)."""
-    from ...layers import loss as _loss
-    _nn.check_variable_and_dtype(label, 'label', ['float16', 'float32', 'float64'], 'label_smooth')
-    return _loss.label_smooth_op(label, prior_dist, epsilon, label.dtype, name)
+    check_variable_and_dtype(label, 'label', ['float16', 'float32', 'float64'], 'label_smooth')
+    return label_smooth_op(label, prior_dist, epsilon, label.dtype, name)

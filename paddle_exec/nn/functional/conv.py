@@ -3,7 +3,8 @@ caller-given weight, the bias added by `elementwise_add` on the channel axis."""
 from __future__ import annotations
 
 from ...layers import math as _math
-from ...layers import nn as _nn
+from ...layers.checks import check_variable_and_dtype, to_int_list
+from ...layers.conv import normalize_padding_2d
 from ...layers.helper import LayerHelper
 
 __all__ = ['conv2d']
@@ -13,7 +14,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     if data_format not in ('NCHW', 'NHWC'):
         raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'. Received Attr(data_format): %s."
                          % str(data_format))
-    _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'conv2d')
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'conv2d')
     if len(x.shape) != 4:
         raise ValueError('Input x should be 4D tensor, but received x with the shape of %s' % (list(x.shape),))
     channel_dim = -1 if data_format == 'NHWC' else 1
@@ -28,15 +29,15 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     if num_filters % groups != 0:
         raise ValueError('the number of filters must be divisible by groups, received: the number of filters is '
                          '%d, the shape of weight is %s, the groups is %d' % (num_filters, list(weight.shape), groups))
-    paddings, algorithm = _nn.normalize_padding_2d(padding, data_format)
+    paddings, algorithm = normalize_padding_2d(padding, data_format)
     op_type, use_cudnn = 'conv2d', True
     if num_channels == groups and num_channels != 1 and num_filters % num_channels == 0:
         op_type, use_cudnn = 'depthwise_conv2d', False
     helper = LayerHelper(op_type, name=name)
     pre_bias = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op(op_type, {'Input': [x], 'Filter': [weight]}, {'Output': [pre_bias]},
-                     {'strides': _nn.to_int_list(stride, 2, 'stride'), 'paddings': paddings,
-                      'dilations': _nn.to_int_list(dilation, 2, 'dilation'), 'groups': int(groups),
+                     {'strides': to_int_list(stride, 2, 'stride'), 'paddings': paddings,
+                      'dilations': to_int_list(dilation, 2, 'dilation'), 'groups': int(groups),
                       'use_cudnn': use_cudnn, 'use_mkldnn': False, 'fuse_relu_before_depthwise_conv': False,
                       'padding_algorithm': algorithm, 'data_format': data_format})
     if bias is None:
@@ -70,15 +71,15 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     if num_channels % groups != 0:
         raise ValueError('the channel of input must be divisible by groups,received: the channel of input is %d, the '
                          'shape of input is %s, the groups is %d' % (num_channels, list(x.shape), groups))
-    paddings, algorithm = _nn.normalize_padding_2d(padding, data_format)
+    paddings, algorithm = normalize_padding_2d(padding, data_format)
     if output_size is None:
         output_size = []
     else:
         if output_padding != 0:
             raise ValueError('output_padding option is mutually exclusive with output_size')
-        output_size = _nn.to_int_list(output_size, 2, 'output_size')
-    output_padding = [] if output_padding == 0 else _nn.to_int_list(output_padding, 2, 'output_padding')
-    _nn.check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'conv2d_transpose')
+        output_size = to_int_list(output_size, 2, 'output_size')
+    output_padding = [] if output_padding == 0 else to_int_list(output_padding, 2, 'output_padding')
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'conv2d_transpose')
     op_type = 'conv2d_transpose'
     if num_channels == groups and num_channels != 1 and weight.shape[1] == 1:
         op_type = 'depthwise_conv2d_transpose'
@@ -86,8 +87,8 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     pre_bias = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op(op_type, {'Input': [x], 'Filter': [weight]}, {'Output': [pre_bias]},
                      {'output_padding': output_padding, 'output_size': output_size,
-                      'strides': _nn.to_int_list(stride, 2, 'stride'), 'paddings': paddings,
-                      'padding_algorithm': algorithm, 'dilations': _nn.to_int_list(dilation, 2, 'dilation'),
+                      'strides': to_int_list(stride, 2, 'stride'), 'paddings': paddings,
+                      'padding_algorithm': algorithm, 'dilations': to_int_list(dilation, 2, 'dilation'),
                       'groups': int(groups), 'use_cudnn': False, 'data_format': data_format})
     if bias is None:
         return pre_bias

@@ -7,10 +7,14 @@ unsqueezed at `axis`, as Paddle does.
 """
 from __future__ import annotations
 
+from ... import tensor
+from ...framework import unique_name
+from ...framework.dtype import VarType
 from ...layers import loss as _loss
 from ...layers import math as _math
-from ...layers.nn import check_variable_and_dtype
-from ...layers.tensor import fill_constant
+from ...layers.checks import check_variable_and_dtype
+from ...layers.creation import fill_constant
+from ...layers.helper import LayerHelper
 
 __all__ = ['square_error_cost', 'mse_loss', 'cross_entropy', 'softmax_with_cross_entropy', 'binary_cross_entropy',
            'binary_cross_entropy_with_logits', 'log_loss']
@@ -20,7 +24,6 @@ log_loss = _loss.log_loss
 
 def _tensor_api(name: str):
     """paddle.<name> of the tensor API (sum, unsqueeze, cast, ...), looked up when a loss needs it."""
-    from ... import tensor
     fn = getattr(tensor, name, None)
     if fn is None:
         raise NotImplementedError('paddle.%s is not available in paddle_exec yet (needed by this loss)' % name)
@@ -146,7 +149,6 @@ __all__ += ['smooth_l1_loss', 'kl_div']
 def smooth_l1_loss(input, label, reduction='mean', delta=1.0, name=None):
     """F.smooth_l1_loss: Paddle 2.x builds `huber_loss` (0.5 * z^2 if |z| <= delta else delta * (|z| - delta /
     2)) under the helper `huber_loss`, then paddle.mean / paddle.sum."""
-    from ...layers.helper import LayerHelper
     check_variable_and_dtype(input, 'input', ['float16', 'float32', 'float64'], 'smooth_l1_loss')
     check_variable_and_dtype(label, 'label', ['float16', 'float32', 'float64'], 'smooth_l1_loss')
     helper = LayerHelper('huber_loss', name=name)
@@ -164,8 +166,6 @@ def kl_div(input, label, reduction='mean', name=None):
     """F.kl_div: `kldiv_loss` with reduction 'none' (helper `kl_div`), then paddle.mean / paddle.sum, or for
     'batchmean' sum / shape(input)[0] cast to the loss type, as Paddle 2.x builds it. A float32 / float64 pair is
     cast to float64 first."""
-    from ...framework.dtype import VarType
-    from ...layers.helper import LayerHelper
     cast = _tensor_api('cast')
     if input.dtype == VarType.FP32 and label.dtype == VarType.FP64:
         input = cast(input, 'float64')
@@ -188,7 +188,6 @@ def kl_div(input, label, reduction='mean', name=None):
 def _divide_by_int(x, n):
     """x / n for an int tensor n as Paddle 2.x's `/` operator builds it: `cast` n to x's type, `elementwise_div`,
     both into temporaries named tmp_K."""
-    from ...framework import unique_name
     block = x.block.program.current_block()
     n_float = block.create_var(name=unique_name.generate_with_ignorable_key('tmp'), dtype=x.dtype)
     block.append_op('cast', {'X': [n]}, {'Out': [n_float]}, {'in_dtype': int(n.dtype), 'out_dtype': int(x.dtype)})

@@ -3,7 +3,7 @@ Normal(0, sqrt(2 / (kh * kw * in_channels))) as Paddle 2.x does; bias zeros (bia
 from __future__ import annotations
 
 from ...initializer import NormalInitializer
-from ...layers import nn as _nn
+from ...layers.checks import to_int_list
 from .. import functional as F
 from .layers import Layer
 
@@ -24,7 +24,7 @@ class Conv2D(Layer):
             raise ValueError('out_channels must be divisible by groups, got out_channels=%d, groups=%d'
                              % (out_channels, groups))
         self._in_channels, self._out_channels = int(in_channels), int(out_channels)
-        self._kernel_size = _nn.to_int_list(kernel_size, 2, 'kernel_size')
+        self._kernel_size = to_int_list(kernel_size, 2, 'kernel_size')
         self._stride, self._padding, self._dilation = stride, padding, dilation
         self._groups, self._data_format = int(groups), data_format
         fan_in = self._kernel_size[0] * self._kernel_size[1] * self._in_channels

@@ -33,7 +33,8 @@ import re
 import numpy as np
 
 from ...framework import unique_name
-from ...framework.dtype import to_var_type
+from ...framework.dtype import to_numpy, to_var_type
+from ...framework.scope import global_scope
 from ...framework.variable import Parameter, Variable
 from ...layers.helper import LayerHelper
 
@@ -300,7 +301,6 @@ class Layer:
         """Writes arrays into the global scope's variables of this layer (static mode: the values the next run
         reads). Keys are attribute paths, or variable names with use_structured_name=False. Returns
         (missing keys, unexpected keys)."""
-        from ...framework.scope import global_scope
         own = self.state_dict()
         by_key = own if use_structured_name else {v.name: v for v in own.values()}
         missing = [k for k in by_key if k not in state_dict]
@@ -337,5 +337,4 @@ class Layer:
 
 
 def _numpy_dtype(var):
-    from ...framework.dtype import to_numpy
     return to_numpy(var.dtype)

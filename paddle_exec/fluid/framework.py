@@ -1,0 +1,33 @@
+"""fluid.framework (Paddle 1.8's module path): Program, Block, Variable, Parameter, Operator, the default programs
+and guards, from the IR (paddle_exec/framework/).
+
+`__all__` is the part of 1.8.5's that paddle_exec implements; Block, Operator, Parameter, grad_var_name,
+switch_main_program / switch_startup_program and convert_np_dtype_to_dtype_ are module attributes there too.
+"""
+from ..executor.places import cpu_places, cuda_places
+from ..framework.dtype import to_var_type as convert_np_dtype_to_dtype_  # noqa: F401  (1.8's name for it)
+from ..framework.operator import Operator  # noqa: F401  (1.8 defines these here, outside __all__)
+from ..framework.place import is_compiled_with_cuda
+from ..framework.program import (  # noqa: F401  (1.8 defines these here, outside __all__)
+    Block,
+    Program,
+    default_main_program,
+    default_startup_program,
+    name_scope,
+    program_guard,
+    switch_main_program,
+    switch_startup_program,
+)
+from ..framework.variable import Parameter, Variable, grad_var_name  # noqa: F401  (as above)
+from ..static.extras import device_guard
+
+__all__ = ['Program', 'Variable', 'cpu_places', 'cuda_places', 'default_main_program', 'default_startup_program',
+           'device_guard', 'in_dygraph_mode', 'is_compiled_with_cuda', 'name_scope', 'program_guard']
+
+
+def in_dygraph_mode() -> bool:
+    """paddle_exec builds static graphs only."""
+    return False
+
+
+_non_static_mode = in_dygraph_mode

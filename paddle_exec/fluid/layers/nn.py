@@ -1,0 +1,93 @@
+"""fluid.layers.nn (Paddle 1.8's module path): the nn layers, math, shape and loss builders 1.8 keeps in nn.py.
+
+Only maps names: every builder is implemented once, in paddle_exec/layers/. `__all__` is the part of
+1.8.5's `__all__` for this module that paddle_exec implements.
+"""
+from ...layers.activation import (
+           brelu,
+           elu,
+           hard_sigmoid,
+           hard_swish,
+           leaky_relu,
+           log,
+           log1p,
+           log_softmax,
+           logsumexp,
+           mish,
+           pow,
+           relu,
+           relu6,
+           selu,
+           softmax,
+           stanh,
+           swish,
+)
+from ...layers.attribute import rank, shape, size
+from ...layers.common import dropout, embedding, fc, maxout, one_hot, prelu
+from ...layers.conv import conv2d, conv2d_transpose, pool2d
+from ...layers.image import image_resize, pad, pad2d, pixel_shuffle, resize_bilinear, resize_nearest
+from ...layers.indexing import gather, gather_nd, index_select, scatter, scatter_nd_add, slice, strided_slice, where
+from ...layers.learning_rate import autoincreased_step_counter
+from ...layers.loss import label_smooth, log_loss, smooth_l1
+from ...layers.manipulation import (
+           expand,
+           flatten,
+           flip,
+           reshape,
+           roll,
+           split,
+           squeeze,
+           stack,
+           transpose,
+           unsqueeze,
+           unstack,
+)
+from ...layers.math import (
+           bmm,
+           clamp,
+           clip,
+           dot,
+           elementwise_add,
+           elementwise_div,
+           elementwise_floordiv,
+           elementwise_max,
+           elementwise_min,
+           elementwise_mod,
+           elementwise_mul,
+           elementwise_pow,
+           elementwise_sub,
+           logical_and,
+           logical_not,
+           logical_or,
+           logical_xor,
+           matmul,
+           mean,
+           mul,
+           reduce_all,
+           reduce_any,
+           reduce_max,
+           reduce_mean,
+           reduce_min,
+           reduce_prod,
+           reduce_sum,
+           scale,
+           sign,
+           sum,
+)
+from ...layers.metric import topk
+from ...layers.norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
+from ...layers.random import gaussian_random, randint, uniform_random
+from ...static.extras import py_func
+
+__all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 'clip', 'conv2d', 'conv2d_transpose',
+           'dot', 'dropout', 'elementwise_add', 'elementwise_div', 'elementwise_floordiv', 'elementwise_max',
+           'elementwise_min', 'elementwise_mod', 'elementwise_mul', 'elementwise_pow', 'elementwise_sub', 'elu',
+           'embedding', 'expand', 'fc', 'flatten', 'flip', 'gather', 'gather_nd', 'gaussian_random', 'group_norm',
+           'hard_sigmoid', 'hard_swish', 'image_resize', 'index_select', 'instance_norm', 'l2_normalize',
+           'label_smooth', 'layer_norm', 'leaky_relu', 'log', 'log1p', 'log_loss', 'log_softmax', 'logical_and',
+           'logical_not', 'logical_or', 'logical_xor', 'logsumexp', 'lrn', 'matmul', 'maxout', 'mean', 'mish', 'mul',
+           'one_hot', 'pad', 'pad2d', 'pixel_shuffle', 'pool2d', 'pow', 'prelu', 'py_func', 'randint', 'rank',
+           'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu',
+           'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
+           'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
+           'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
