@@ -21,9 +21,8 @@ rounding.
 
 `lr_scheduler_value` writes a Python LR scheduler's current value into the learning-rate variable each run.
 
-Clipping and regularization need `clip_by_norm`, `squared_l2_norm` (with its grad), `merge_selected_rows`,
-`get_tensor_from_selected_rows` and `sign`; the last three are defined here only when no other family module has
-registered them (this module is imported after the others, see `ops/__init__.py`).
+Clipping and regularization need `clip_by_norm`, `squared_l2_norm` (with its grad), `merge_selected_rows` and
+`get_tensor_from_selected_rows`, defined here, and `sign` (L1Decay), defined with the math ops (ops/math.py).
 """
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ import weakref
 import numpy as np
 
 from ..framework.dtype import VarType
-from ..framework.registry import OPS, GradSpec, defop, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import optimizer as K
 
@@ -437,54 +436,45 @@ def _squared_l2_norm_grad(spec):
     return run
 
 
-# --- SelectedRows helpers and sign (only if no other family registered them) -------------------------------------
+# --- SelectedRows helpers ------------------------------------------------------------------------------------------
 
-if 'merge_selected_rows' not in OPS:
-    defop('merge_selected_rows', ['X'], ['Out'])
+defop('merge_selected_rows', ['X'], ['Out'])
 
-    @shape_rule('merge_selected_rows')
-    def _merge_selected_rows_shape(ctx):
-        x = ctx.input_var('X')
-        ctx.set_output('Out', x.shape if x.has_shape() else None, x.dtype, type=VarType.SELECTED_ROWS)
 
-    @kernel_rule('merge_selected_rows')
-    def _merge_selected_rows(spec):
-        def run(x):
-            if not isinstance(x, SelectedRows):
-                raise TypeError("operator 'merge_selected_rows' needs a SelectedRows input, got %s"
-                                % type(x).__name__)
-            rows, merged = K.merge_rows(x.rows, x.values)
-            return (SelectedRows(rows, merged, x.height),)
-        return run
+@shape_rule('merge_selected_rows')
+def _merge_selected_rows_shape(ctx):
+    x = ctx.input_var('X')
+    ctx.set_output('Out', x.shape if x.has_shape() else None, x.dtype, type=VarType.SELECTED_ROWS)
 
-if 'get_tensor_from_selected_rows' not in OPS:
-    defop('get_tensor_from_selected_rows', ['X'], ['Out'])
 
-    @shape_rule('get_tensor_from_selected_rows')
-    def _get_tensor_shape(ctx):
-        x = ctx.input_var('X')
-        shape = (-1,) + tuple(x.shape[1:]) if x.has_shape() else None
-        ctx.set_output('Out', shape, x.dtype, type=VarType.LOD_TENSOR)
+@kernel_rule('merge_selected_rows')
+def _merge_selected_rows(spec):
+    def run(x):
+        if not isinstance(x, SelectedRows):
+            raise TypeError("operator 'merge_selected_rows' needs a SelectedRows input, got %s" % type(x).__name__)
+        rows, merged = K.merge_rows(x.rows, x.values)
+        return (SelectedRows(rows, merged, x.height),)
+    return run
 
-    @kernel_rule('get_tensor_from_selected_rows')
-    def _get_tensor_from_selected_rows(spec):
-        def run(x):
-            if not isinstance(x, SelectedRows):
-                raise TypeError("operator 'get_tensor_from_selected_rows' needs a SelectedRows input, got %s"
-                                % type(x).__name__)
-            return (x.values,)
-        return run
 
-if 'sign' not in OPS:
-    defop('sign', ['X'], ['Out'])
+defop('get_tensor_from_selected_rows', ['X'], ['Out'])
 
-    @shape_rule('sign')
-    def _sign_shape(ctx):
-        ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
 
-    @kernel_rule('sign')
-    def _sign(spec):
-        return lambda x: (np.sign(x),)
+@shape_rule('get_tensor_from_selected_rows')
+def _get_tensor_shape(ctx):
+    x = ctx.input_var('X')
+    shape = (-1,) + tuple(x.shape[1:]) if x.has_shape() else None
+    ctx.set_output('Out', shape, x.dtype, type=VarType.LOD_TENSOR)
+
+
+@kernel_rule('get_tensor_from_selected_rows')
+def _get_tensor_from_selected_rows(spec):
+    def run(x):
+        if not isinstance(x, SelectedRows):
+            raise TypeError("operator 'get_tensor_from_selected_rows' needs a SelectedRows input, got %s"
+                            % type(x).__name__)
+        return (x.values,)
+    return run
 
 
 # --- lamb ----------------------------------------------------------------------------------------------------------
