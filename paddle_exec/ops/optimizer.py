@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from ..framework.dtype import VarType
+from ..framework.dtype import VarType, to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import optimizer as K
@@ -379,7 +379,6 @@ def _lr_value_shape(ctx):
 
 @kernel_rule('lr_scheduler_value')
 def _lr_value(spec):
-    from ..framework.dtype import to_numpy
     scheduler = LR_SOURCES.get(spec.attr('source'))
     if scheduler is None:
         raise ValueError("operator 'lr_scheduler_value' (output '%s'): its learning-rate scheduler no longer exists"

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
+from ..framework.random import op_seed
 from ..framework.registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
 from ..framework.variable import EMPTY_VAR_NAME
 from ..kernels import embedding as embedding_kernels
@@ -276,7 +277,6 @@ for _t in ('uniform_random', 'gaussian_random', 'truncated_gaussian_random'):
 
 def _rng(spec):
     """The op's seed attribute, else the next seed of paddle.seed's generator, else fresh entropy."""
-    from ..utils_compat import op_seed  # here: utils_compat imports the builders, which import this module
     return np.random.default_rng(op_seed(spec.attr('seed')))
 
 

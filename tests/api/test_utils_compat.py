@@ -8,15 +8,16 @@ import pytest
 import paddle_exec as paddle
 import paddle_exec.fluid as fluid
 from paddle_exec import utils_compat
+from paddle_exec.framework import random as framework_random
 from paddle_exec.utils_compat import Generator, op_seed
 
 
 @pytest.fixture
 def restore_default_generator():
-    saved = utils_compat._default_cpu_generator
-    utils_compat._default_cpu_generator = Generator()
+    saved = framework_random._default_cpu_generator
+    framework_random._default_cpu_generator = Generator()
     yield
-    utils_compat._default_cpu_generator = saved
+    framework_random._default_cpu_generator = saved
 
 
 def test_unseeded_generator_hands_out_no_seed():
