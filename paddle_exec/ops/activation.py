@@ -27,6 +27,7 @@ from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import activation as K
 from ..kernels.embedding import merge_rows
+from ._util import same_shape_as_x
 
 _CUDNN = {'use_cudnn': False, 'use_mkldnn': False}
 
@@ -195,10 +196,6 @@ def _scalar(value, what: str, op_type: str) -> float:
 def _grad_spec(dep: str) -> GradSpec:
     reads = {'x': ('X', 'Out@GRAD'), 'out': ('Out', 'Out@GRAD'), 'none': ('Out@GRAD',)}[dep]
     return GradSpec(reads, ('X@GRAD',))
-
-
-def same_shape_as_x(ctx) -> None:
-    ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
 
 
 for _t, (_code, _attrs, _) in ACTIVATIONS.items():

@@ -28,8 +28,8 @@ from ..framework.variable import EMPTY_VAR_NAME
 from ..kernels import activation as KA
 from ..kernels import elementwise as KE
 from ..kernels import reduce as KR
-from ._util import prod
-from .activation import declared_dtype, same_shape_as_x, unary_forward, unary_kernel
+from ._util import prod, same_shape_as_x
+from .activation import declared_dtype, unary_forward, unary_kernel
 
 # --- mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, one BLAS product -------------------------
 

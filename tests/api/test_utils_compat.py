@@ -1,7 +1,5 @@
 """Top-level conveniences: paddle.seed and its default generator, set_device / get_device, and the re-exports
 paddle.batch / paddle.reader / paddle.metric / paddle.topk."""
-import inspect
-
 import numpy as np
 import pytest
 
@@ -67,9 +65,6 @@ def _startup_values(seed):
 
 
 def test_paddle_seed_makes_random_initialisers_repeatable(restore_default_generator):
-    from paddle_exec.ops import tensor as tensor_ops
-    if 'op_seed' not in inspect.getsource(tensor_ops):
-        pytest.skip('ops/tensor.py random ops do not draw their seed from utils_compat.op_seed yet')
     np.testing.assert_array_equal(_startup_values(5), _startup_values(5))
     assert not np.array_equal(_startup_values(5), _startup_values(6))
 
