@@ -26,9 +26,6 @@ Clipping and regularization need `clip_by_norm`, `squared_l2_norm` (with its gra
 """
 from __future__ import annotations
 
-import itertools
-import weakref
-
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
@@ -354,22 +351,10 @@ def _adamax(spec):
 # --- learning rate from a Python LR scheduler ------------------------------------------------------------------------
 # Paddle 2.x's Executor writes `program.lr_sheduler()` into the learning-rate variable before every run. Here the
 # program reads it through this op (op_role LRSched, appended by the optimizer), so any executor, scope or place
-# sees the scheduler's current value without executor support. `source` is the id of a registered scheduler.
+# sees the scheduler's current value without executor support. The op finds its scheduler on its program, by the
+# name of the variable it writes (Program._add_lr_scheduler, called by the optimizer).
 
-LR_SOURCES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-_lr_source_ids = itertools.count(1)
-
-defop('lr_scheduler_value', [], ['Out'], {'source': 0, 'dtype': int(VarType.FP32)}, stateful=True)
-
-
-def register_lr_source(scheduler) -> int:
-    """Makes `scheduler` (callable, returning the current learning rate) readable by `lr_scheduler_value` ops;
-    returns its `source` id (a counter, never reused, so a program can't pick up a later scheduler by mistake)."""
-    source = getattr(scheduler, '_lr_source_id', None)
-    if source is None:
-        source = scheduler._lr_source_id = next(_lr_source_ids)
-        LR_SOURCES[source] = scheduler
-    return source
+defop('lr_scheduler_value', [], ['Out'], {'dtype': int(VarType.FP32)}, stateful=True)
 
 
 @shape_rule('lr_scheduler_value')
@@ -379,10 +364,11 @@ def _lr_value_shape(ctx):
 
 @kernel_rule('lr_scheduler_value')
 def _lr_value(spec):
-    scheduler = LR_SOURCES.get(spec.attr('source'))
+    out_name = spec.op.output('Out')[0]
+    scheduler = spec.op.block.program._lr_scheduler_of(out_name)
     if scheduler is None:
-        raise ValueError("operator 'lr_scheduler_value' (output '%s'): its learning-rate scheduler no longer exists"
-                         % spec.op.output('Out')[0])
+        raise ValueError("operator 'lr_scheduler_value' (output '%s'): its program has no learning-rate scheduler "
+                         "for this variable (a program read back from a file keeps none)" % out_name)
     dtype = to_numpy(spec.attr('dtype'))
     return lambda: (np.array([scheduler()], dtype=dtype),)
 
