@@ -14,6 +14,8 @@ reshape(2), squeeze(2), unsqueeze(2), flatten(2), flatten_contiguous_range (2.x,
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..framework.dtype import VarType
@@ -153,17 +155,16 @@ def _reshape(spec):
     copy = must_copy(spec, 'X')
     want_xshape = spec.has_output('XShape')
     op_type = spec.type
-    memo = {}
+    # the attribute's target per input shape, remembered for the few shapes a plan sees (bounded: a plan fed ever
+    # new batch sizes must not grow it without end)
+    attr_target = functools.lru_cache(maxsize=16)(lambda in_shape: reshape_target(attr_shape, in_shape, op_type))
 
     def target(x, shape_tensor, shape_list):
         if shape_list is not None:
             return reshape_target(runtime_ints(shape_list), x.shape, op_type)
         if shape_tensor is not None:
             return reshape_target(runtime_ints(shape_tensor), x.shape, op_type)
-        out = memo.get(x.shape)
-        if out is None:
-            out = memo[x.shape] = reshape_target(attr_shape, x.shape, op_type)
-        return out
+        return attr_target(x.shape)
 
     def run(x, shape_tensor, shape_list):
         out = x.reshape(target(x, shape_tensor, shape_list))
