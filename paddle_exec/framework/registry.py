@@ -65,8 +65,20 @@ class RuleTable(dict):
             self.defaults.discard(type)       # an explicit rule replaces defop's default
         elif default:
             self.defaults.add(type)
-        self[type] = rule
+        dict.__setitem__(self, type, rule)
         self.sites[type] = site
+
+    def __setitem__(self, type, rule):
+        raise TypeError("the %s table is filled by defop and the rule decorators (RuleTable.register), not by "
+                        "assignment (op type '%s')" % (self.what, type))
+
+    def setdefault(self, type, rule=None):
+        raise TypeError("the %s table is filled by defop and the rule decorators (RuleTable.register), not by "
+                        "setdefault (op type '%s')" % (self.what, type))
+
+    def update(self, *args, **kwargs):
+        raise TypeError('the %s table is filled by defop and the rule decorators (RuleTable.register), not by '
+                        'update' % self.what)
 
     def forget(self, type: str) -> None:
         """Removes `type`'s rule and what is known about it (for tests that register throwaway ops)."""

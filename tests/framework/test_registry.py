@@ -111,6 +111,16 @@ def test_the_grad_op_schema_of_a_gradspec_is_a_definition(op_type):
         defop(op_type + '_grad', ['X', 'Out@GRAD'], ['X@GRAD'])
 
 
+def test_rule_tables_are_not_written_around_register():
+    with pytest.raises(TypeError, match="kernel rule table is filled by defop and the rule decorators"):
+        registry.KERNEL_RULES['sign'] = _rule
+    with pytest.raises(TypeError, match='op table'):
+        registry.OPS.setdefault('test_registry_setdefault', None)
+    with pytest.raises(TypeError, match='grad rule table'):
+        registry.GRAD_RULES.update({'sign': _rule})
+    assert registry.KERNEL_RULES['sign'] is not _rule and 'test_registry_setdefault' not in registry.OPS
+
+
 def test_rule_table_forget_allows_registering_again():
     table = RuleTable('test rule')
     table.register('t', 1, ('a.py', 1))
