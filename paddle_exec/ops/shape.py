@@ -71,6 +71,7 @@ def _is_empty(spec):
 # --- reshape ----------------------------------------------------------------------------------------------------------
 
 def _xshape(x) -> np.ndarray:
+    """The v2 ops' XShape value: no data, X's dims after a leading 0."""
     return np.empty((0,) + x.shape, dtype=x.dtype)
 
 
