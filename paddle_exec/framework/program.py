@@ -176,9 +176,22 @@ class Program:
         self._appending_grad_times = 0
         # filled by staged()/mark_target_node() and used by the SmartStage pass
         self._stage_info: dict = {}
+        # learning-rate variable name -> the LR scheduler its `lr_scheduler_value` op reads every run
+        self._lr_schedulers: dict = {}
 
     def _bump(self) -> None:
         self._version += 1
+
+    def _add_lr_scheduler(self, var_name: str, scheduler) -> None:
+        """Makes `scheduler` (callable, giving the current learning rate) the source of the variable `var_name`,
+        which this program's `lr_scheduler_value` op writes every run. Paddle 2.x keeps one scheduler per program,
+        `lr_sheduler`, which its executor reads before each run; it names the last one added."""
+        self._lr_schedulers[var_name] = scheduler
+        self.lr_sheduler = scheduler
+
+    def _lr_scheduler_of(self, var_name: str):
+        """The LR scheduler feeding `var_name`, None if none does."""
+        return self._lr_schedulers.get(var_name)
 
     # --- Paddle's Program surface -----------------------------------------------------------------------------
     @property
@@ -268,6 +281,7 @@ class Program:
         p = Program()
         p.random_seed = self.random_seed
         p._stage_info = copy.deepcopy(self._stage_info)
+        p._lr_schedulers = dict(self._lr_schedulers)
         p.blocks = []
         for src in self.blocks:
             block = Block(p, src.idx, src.parent_idx)

@@ -20,9 +20,17 @@ compile step provides as the spec's `context`; a grad maker that differentiates 
 Adding an op is one module edit in `paddle_exec/ops/<family>.py`: `defop(...)` plus its rules. The executor
 never changes. `defop(..., grad=GradSpec)` also defines the `<type>_grad` op's schema and a default grad maker
 that wires forward inputs/outputs and their `@GRAD` names the way Paddle's DefaultGradOpMaker does.
+
+Each rule is registered once per op type: a second `defop`, `shape_rule`, `kernel_rule` or `grad_rule` for the
+same type raises ValueError naming the type and both places (file:line), so two family modules can never
+silently disagree about an op. The one exception is on purpose: `defop(..., grad=GradSpec)` installs *defaults*
+(the grad maker of `<type>` and the shape rule of `<type>_grad`), and an explicit `@grad_rule` / `@shape_rule`
+for that type replaces a default, whether it is registered before or after the `defop`.
 """
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 
 from .variable import EMPTY_VAR_NAME, GRAD_SUFFIX
@@ -42,10 +50,66 @@ class OpInfo:
     inplace: dict = field(default_factory=dict)
 
 
-OPS: dict[str, OpInfo] = {}
-SHAPE_RULES: dict = {}
-KERNEL_RULES: dict = {}
-GRAD_RULES: dict = {}
+class RuleTable(dict):
+    """op type -> rule, for one kind of rule. A plain dict to read (`get`, `in`, iteration stay dict-fast); written
+    only through `register`, which remembers where each rule came from and refuses a second one for a type."""
+
+    def __init__(self, what: str):
+        super().__init__()
+        self.what = what                      # 'op', 'shape rule', ...: how errors name this table
+        self.sites: dict[str, tuple] = {}     # type -> (file, line) of the registration
+        self.defaults: set[str] = set()       # types whose rule is a default an explicit rule may replace
+
+    def register(self, type: str, rule, site: tuple, default: bool = False) -> None:
+        if type in self:
+            if default:
+                return                        # an explicit rule came first: it stays
+            if type not in self.defaults:
+                raise ValueError("%s of op type '%s' registered twice: first at %s, again at %s"
+                                 % (self.what, type, _format_site(self.sites[type]), _format_site(site)))
+            self.defaults.discard(type)       # an explicit rule replaces defop's default
+        elif default:
+            self.defaults.add(type)
+        dict.__setitem__(self, type, rule)
+        self.sites[type] = site
+
+    def __setitem__(self, type, rule):
+        raise TypeError("the %s table is filled by defop and the rule decorators (RuleTable.register), not by "
+                        "assignment (op type '%s')" % (self.what, type))
+
+    def setdefault(self, type, rule=None):
+        raise TypeError("the %s table is filled by defop and the rule decorators (RuleTable.register), not by "
+                        "setdefault (op type '%s')" % (self.what, type))
+
+    def update(self, *args, **kwargs):
+        raise TypeError('the %s table is filled by defop and the rule decorators (RuleTable.register), not by '
+                        'update' % self.what)
+
+    def forget(self, type: str) -> None:
+        """Removes `type`'s rule and what is known about it (for tests that register throwaway ops)."""
+        self.pop(type, None)
+        self.sites.pop(type, None)
+        self.defaults.discard(type)
+
+
+OPS: RuleTable = RuleTable('op')               # type -> OpInfo
+SHAPE_RULES: RuleTable = RuleTable('shape rule')
+KERNEL_RULES: RuleTable = RuleTable('kernel rule')
+GRAD_RULES: RuleTable = RuleTable('grad rule')
+
+
+def _caller_site(depth: int = 2) -> tuple:
+    """(file, line) of the code that called the registering function."""
+    frame = sys._getframe(depth)
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def _format_site(site: tuple) -> str:
+    filename, line = site
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if filename.startswith(package_root + os.sep):
+        filename = os.path.relpath(filename, package_root)
+    return '%s:%d' % (filename, line)
 
 
 @dataclass
@@ -60,38 +124,50 @@ class GradSpec:
 
 def defop(type: str, inputs=(), outputs=(), attrs=None, duplicable=(), dispensable=(), grad: GradSpec | None = None,
           stateful: bool = False, inplace=None) -> OpInfo:
+    """Registers the schema of op `type`; with `grad`, also the schema of `<type>_grad` and the default grad maker
+    and grad shape rule (which an explicit `@grad_rule(type)` / `@shape_rule(type + '_grad')` may replace)."""
+    site = _caller_site()
     info = OpInfo(type, tuple(inputs), tuple(outputs), dict(attrs or {}), frozenset(duplicable),
                   frozenset(dispensable), stateful, dict(inplace or {}))
-    OPS[type] = info
+    OPS.register(type, info, site)
     if grad is not None:
         gtype = type + '_grad'
         gdup = {s for s in grad.inputs + grad.outputs if s.replace(GRAD_SUFFIX, '') in info.duplicable}
         gdisp = set(grad.outputs) | {s for s in grad.inputs if s.replace(GRAD_SUFFIX, '') in info.dispensable}
-        OPS[gtype] = OpInfo(gtype, tuple(grad.inputs), tuple(grad.outputs), {**info.attrs, **(grad.attrs or {})},
-                            frozenset(gdup), frozenset(gdisp))
-        GRAD_RULES.setdefault(type, _default_grad_maker(gtype, grad))
-        SHAPE_RULES.setdefault(gtype, _grad_shape_rule)
+        OPS.register(gtype, OpInfo(gtype, tuple(grad.inputs), tuple(grad.outputs),
+                                   {**info.attrs, **(grad.attrs or {})}, frozenset(gdup), frozenset(gdisp)), site)
+        GRAD_RULES.register(type, _default_grad_maker(gtype, grad), site, default=True)
+        SHAPE_RULES.register(gtype, _grad_shape_rule, site, default=True)
     return info
 
 
 def shape_rule(type: str):
+    """Decorator: `fn(ShapeContext)` is the compile-time shape rule of `type`."""
+    site = _caller_site()
+
     def register(fn):
-        SHAPE_RULES[type] = fn
+        SHAPE_RULES.register(type, fn, site)
         return fn
     return register
 
 
 def kernel_rule(*types: str):
+    """Decorator: `fn(KernelSpec) -> run` is the kernel factory of each of `types`."""
+    site = _caller_site()
+
     def register(fn):
         for t in types:
-            KERNEL_RULES[t] = fn
+            KERNEL_RULES.register(t, fn, site)
         return fn
     return register
 
 
 def grad_rule(type: str):
+    """Decorator: `fn(GradContext) -> [(type, inputs, outputs, attrs)]` is the grad-op maker of `type`."""
+    site = _caller_site()
+
     def register(fn):
-        GRAD_RULES[type] = fn
+        GRAD_RULES.register(type, fn, site)
         return fn
     return register
 

@@ -1,4 +1,4 @@
-"""Numba kernels of the creation family: eye and linspace (range lives in kernels/tensor.py).
+"""Numba kernels of the creation ops (ops/creation.py): eye, linspace and range.
 
 - ``eye(rows, cols)``: ones where ``i == j``.
 - ``linspace`` has two algorithms, as Paddle does:
@@ -8,6 +8,8 @@
   * Paddle 2.x (the ``dtype`` attribute set): ``step = double(stop - start) / (num - 1)`` with the subtraction in
     the input dtype; the first half is ``start + step * i``, the second half ``stop - step * (num - 1 - i)``, each
     cast to the output dtype (so the last value is exactly ``stop``, and integer outputs truncate).
+- ``range``: ``start, start + step, ...`` accumulated in the output dtype, as Paddle's kernel does
+  (``range(0, 1, 0.3, 'float32')`` ends with 0.90000004), size ``ceil(|end - start| / |step|)``.
 No framework imports.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['eye', 'linspace_v1', 'linspace_v2']
+__all__ = ['eye', 'linspace_v1', 'linspace_v2', 'range_values', 'range_size']
 
 _jit = kernel_jit()
 
@@ -88,3 +90,37 @@ def linspace_v2(start, stop, num, dtype) -> np.ndarray:
         step = float(stop - start) / (n - 1)    # the subtraction in the inputs' dtype, as Paddle's kernel
         _linspace_symmetric(float(start), float(stop), step, out)
     return out.astype(dtype)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# range
+
+@_jit
+def _range_fill(start, step, out):
+    value = start
+    for i in range(out.size):
+        out[i] = value
+        value += step
+
+
+def range_size(start, end, step, integral: bool) -> int:
+    """Paddle's ``GetSize`` of the range op (checks the step's sign like Paddle)."""
+    if step == 0:
+        raise ValueError('The step of range op should not be 0.')
+    if start < end and step < 0:
+        raise ValueError('The step should be greater than 0 while start < end.')
+    if start > end and step > 0:
+        raise ValueError('The step should be less than 0 while start > end.')
+    if integral:
+        return int((abs(end - start) + abs(step) - 1) // abs(step))
+    return int(np.ceil(abs((end - start) / step)))
+
+
+def range_values(start, end, step, dtype) -> np.ndarray:
+    """Paddle op ``range``: ``start, start + step, ...`` (values accumulated in ``dtype``) up to ``end``."""
+    dtype = np.dtype(dtype)
+    start, end, step = (np.asarray(v, dtype=dtype).reshape(-1)[0] for v in (start, end, step))
+    n = range_size(start, end, step, np.issubdtype(dtype, np.integer))
+    out = np.empty(n, dtype=dtype)
+    _range_fill(start, step, out)
+    return out

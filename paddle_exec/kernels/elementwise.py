@@ -24,7 +24,8 @@ dim must be equal or 1 on one side (Paddle 1.8 "common broadcast", Paddle 2.x nu
 broadcast operand are summed back to its shape in row-major order of the output, accumulating in the gradient's
 dtype as Paddle's CPU kernels do (a row that reduces to a single element is summed in float64).
 
-How it runs: the shapes are turned once (cached per ``(x.shape, y.shape, axis)``) into a *plan*: the output
+How it runs: the shapes are turned once (an LRU cache per ``(x.shape, y.shape, axis)``, bounded: a program fed
+ever new shapes must not grow it without end; a miss costs a few microseconds) into a *plan*: the output
 dims with size-1 dims dropped and adjacent dims of the same broadcast pattern merged, plus per-operand element
 strides (0 on broadcast dims). Typical cases collapse to 1-D (same shape, scalar) or 2-D (bias add). One
 jitted loop per family walks that collapsed shape; the op is a small integer ``opcode``.
@@ -32,6 +33,7 @@ jitted loop per family walks that collapsed shape; the op is a small integer ``o
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -441,7 +443,8 @@ class _Plan(NamedTuple):
     y_bcast: bool
 
 
-_PLANS: dict = {}
+# distinct (x.shape, y.shape, axis) plans kept; each is a few small arrays
+PLAN_CACHE_SIZE = 1024
 
 
 def _trim_trailing_ones(shape: tuple) -> tuple:
@@ -515,13 +518,9 @@ def _make_plan(xshape: tuple, yshape: tuple, axis: int) -> _Plan:
     return _Plan(out_shape, size, shape, xst, yst, xsize < size, ysize < size)
 
 
+@functools.lru_cache(maxsize=PLAN_CACHE_SIZE)
 def _plan(xshape: tuple, yshape: tuple, axis: int) -> _Plan:
-    key = (xshape, yshape, axis)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _make_plan(xshape, yshape, axis)
-        _PLANS[key] = plan
-    return plan
+    return _make_plan(xshape, yshape, axis)
 
 
 def broadcast_shape(x_shape, y_shape, axis: int = -1) -> tuple:
@@ -529,14 +528,10 @@ def broadcast_shape(x_shape, y_shape, axis: int = -1) -> tuple:
     return _plan(tuple(x_shape), tuple(y_shape), axis).out_shape
 
 
-_EMPTY: dict = {}
-
-
+@functools.lru_cache(maxsize=32)
 def _dummy(dtype) -> np.ndarray:
-    arr = _EMPTY.get(dtype)
-    if arr is None:
-        arr = _EMPTY[dtype] = np.empty(1, dtype=dtype)
-    return arr
+    """A one-element placeholder array of `dtype`, made once per dtype (a loop argument that is not read)."""
+    return np.empty(1, dtype=dtype)
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ before and after it. Reduced dims that are not adjacent are first moved to the b
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple, Sequence
 
@@ -315,7 +316,9 @@ class _Plan(NamedTuple):
     inv_perm: tuple | None
 
 
-_PLANS: dict = {}
+# distinct (shape, dim, keep_dim, reduce_all) plans kept (an LRU cache, bounded: a program fed ever new shapes
+# must not grow it without end; a miss costs a few microseconds)
+PLAN_CACHE_SIZE = 1024
 
 
 def _normalize_dims(shape: tuple, dim, reduce_all: bool) -> tuple:
@@ -376,12 +379,12 @@ def _make_plan(shape: tuple, dims: tuple, keep_dim: bool) -> _Plan:
 
 
 def _plan(shape: tuple, dim, keep_dim: bool, reduce_all: bool) -> _Plan:
-    key = (shape, dim if not isinstance(dim, list) else tuple(dim), keep_dim, reduce_all)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _make_plan(shape, _normalize_dims(shape, dim, reduce_all), keep_dim)
-        _PLANS[key] = plan
-    return plan
+    return _cached_plan(shape, tuple(dim) if isinstance(dim, list) else dim, keep_dim, reduce_all)
+
+
+@functools.lru_cache(maxsize=PLAN_CACHE_SIZE)
+def _cached_plan(shape: tuple, dim, keep_dim: bool, reduce_all: bool) -> _Plan:
+    return _make_plan(shape, _normalize_dims(shape, dim, reduce_all), keep_dim)
 
 
 def reduce_out_shape(x_shape, dim=None, keep_dim: bool = False, reduce_all: bool = False) -> tuple:

@@ -1,4 +1,8 @@
-"""The op library: one module per family registers its ops' schema, shape rule, kernel and grad maker."""
+"""The op library: one module per family registers its ops' schema, shape rule, kernel and grad maker.
+
+The registry itself is in framework/registry.py (the IR's interface); importing this package fills it. The order
+below does not matter: each op type is registered by exactly one module (a second registration raises).
+"""
 from ..framework import registry  # noqa: I001  (the registry first: every family module fills it)
-from . import math, activation, reduce, tensor, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
-from . import indexing, creation, image
+from . import math, activation, reduce, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
+from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image

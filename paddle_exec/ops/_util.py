@@ -1,5 +1,20 @@
-"""Shape arithmetic shared by op modules and builders (compile-time shapes use -1 for an unknown dim)."""
+"""Helpers shared by the op family modules (and `prod` by the builders).
+
+- Compile-time shapes use -1 for an unknown dim; `prod` keeps it unknown.
+- Runtime tensors that stand in for attributes (ShapeTensor, AxisTensor, StartsTensor, ...) arrive as arrays, or
+  as lists of [1]-shaped arrays for the `...TensorList` slots; `runtime_ints` / `runtime_int` read them, and
+  `runtime_list` applies Paddle's priority (a tensor list first, then a whole tensor, then the attribute).
+- `norm_axis` and `dims_text` give the axis check and the shape text of Paddle's error messages.
+- `must_copy`: the memory rule of kernels that return numpy views (reshape-like ops, slices, splits): a view is
+  never made of a persistable input or for a persistable output, because optimizers update parameters in place
+  and a view would see the update.
+"""
 from __future__ import annotations
+
+import numpy as np
+
+__all__ = ['prod', 'runtime_ints', 'runtime_int', 'runtime_list', 'norm_axis', 'dims_text', 'must_copy',
+           'same_shape_as_x', 'shape_and_dtype_from_attrs']
 
 
 def prod(dims) -> int:
@@ -12,4 +27,51 @@ def prod(dims) -> int:
     return out
 
 
-__all__ = ['prod']
+def runtime_ints(value) -> list[int]:
+    """A runtime int tensor (or a list of [1]-shaped tensors) as Python ints."""
+    if isinstance(value, (list, tuple)):
+        return [int(np.asarray(v).reshape(-1)[0]) for v in value]
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def runtime_int(value) -> int:
+    """The first element of a runtime tensor as a Python int."""
+    return int(np.asarray(value).reshape(-1)[0])
+
+
+def runtime_list(attr, tensor, tensor_list) -> list[int]:
+    """An int-list attribute, replaced at run time by its tensor list or its tensor when one is wired."""
+    if tensor_list is not None:
+        return runtime_ints(tensor_list)
+    if tensor is not None:
+        return runtime_ints(tensor)
+    return list(attr)
+
+
+def norm_axis(axis: int, rank: int, op_type: str, what: str = 'axis') -> int:
+    """`axis` in [-rank, rank) made non-negative; else Paddle's ValueError naming the op."""
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError("The %s of operator '%s' is expected to be in range [%d, %d), but received %d"
+                         % (what, op_type, -rank, rank, axis))
+    return axis + rank if axis < 0 else axis
+
+
+def dims_text(shape) -> str:
+    """A shape as Paddle's messages print it: `2, 3, -1`."""
+    return ', '.join(str(int(d)) for d in shape)
+
+
+def must_copy(spec, in_slot: str, out_slot: str = 'Out') -> bool:
+    """True when the output must not share memory with the input (a persistable input or output)."""
+    v, o = spec.input_var(in_slot), spec.output_var(out_slot)
+    return bool((v is not None and v.persistable) or (o is not None and o.persistable))
+
+
+def same_shape_as_x(ctx) -> None:
+    """Shape rule: Out has X's shape and dtype."""
+    ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
+
+
+def shape_and_dtype_from_attrs(ctx) -> None:
+    """Shape rule: Out has the op's `shape` and `dtype` attributes (creation and random ops)."""
+    ctx.set_output('Out', ctx.attr('shape'), ctx.attr('dtype'))

@@ -1,4 +1,5 @@
-"""Activation ops (out = f(x), elementwise) and `clip`, on the numba loops of kernels/activation.py.
+"""Activation ops (out = f(x), elementwise) and `clip`, on the opcode loops of kernels/unary.py (log1p and erf on
+their own loops in kernels/activation.py).
 
 Every op has Paddle's type, attribute names and defaults (1.8's, plus 2.x attributes such as softplus's
 beta/threshold), and a grad op `<type>_grad` that reads what Paddle's reads (kernels' `GRAD_DEPENDENCY`):
@@ -13,7 +14,7 @@ x == 0 and for a negative alpha, where 1.8's rule was wrong.)
 
 Speed: a kernel factory runs once per plan. It reads the attributes and casts them the way Paddle does
 (float32 attribute, then static_cast<T> to the input dtype), caching the cast constants per dtype, and
-returns a `run` that allocates the output and makes one call into the jitted loop. The public wrappers of
+returns a `run` that allocates the output and makes one call into the jitted loop. The per-op functions of
 kernels/activation.py cast the attributes on every call (about 1 us of numpy scalar construction), which is
 why the factories call the loops and opcodes directly.
 """
@@ -25,8 +26,10 @@ import numpy as np
 from ..framework.dtype import to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
-from ..kernels import activation as K
+from ..kernels import activation as KA
+from ..kernels import unary as K
 from ..kernels.embedding import merge_rows
+from ._util import same_shape_as_x
 
 _CUDNN = {'use_cudnn': False, 'use_mkldnn': False}
 
@@ -69,8 +72,8 @@ ACTIVATIONS: dict[str, tuple[int, dict, tuple]] = {
     'round': (K.ROUND, _CUDNN, ()),
 }
 
-_forward_loop = K._act_forward_loop
-_backward_loop = K._act_backward_loop
+_forward_loop = K.forward_loop
+_backward_loop = K.backward_loop
 
 
 # --- attribute constants -----------------------------------------------------------------------------------------
@@ -197,10 +200,6 @@ def _grad_spec(dep: str) -> GradSpec:
     return GradSpec(reads, ('X@GRAD',))
 
 
-def same_shape_as_x(ctx) -> None:
-    ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
-
-
 for _t, (_code, _attrs, _) in ACTIVATIONS.items():
     defop(_t, ['X'], ['Out'], _attrs, grad=_grad_spec(K.GRAD_DEPENDENCY[_t]))
     shape_rule(_t)(same_shape_as_x)
@@ -322,7 +321,8 @@ __all__ = ['ACTIVATIONS', 'unary_kernel', 'unary_forward', 'unary_backward', 'pa
 # --- log1p and erf (Paddle 2.x's log1p has no attributes; 1.8's carried use_cudnn / use_mkldnn) -------------------
 # Loops of their own in kernels/activation.py; both gradients read X.
 
-_SEPARATE_UNARY = {'log1p': (K.log1p_forward, K.log1p_backward, _CUDNN), 'erf': (K.erf_forward, K.erf_backward, {})}
+_SEPARATE_UNARY = {'log1p': (KA.log1p_forward, KA.log1p_backward, _CUDNN),
+                   'erf': (KA.erf_forward, KA.erf_backward, {})}
 
 for _t, (_, _, _attrs) in _SEPARATE_UNARY.items():
     defop(_t, ['X'], ['Out'], _attrs, grad=_grad_spec('x'))

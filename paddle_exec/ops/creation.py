@@ -1,22 +1,211 @@
-"""Creation ops beyond ops/tensor.py's fill/random/range family: eye, linspace, randint.
+"""Creation ops: constants, copies and ranges, with Paddle's op types, slots, attributes and shape rules.
 
+    fill_constant(ShapeTensor?, ShapeTensorList?, ValueTensor?) -> Out     attrs shape, dtype, value, str_value
+    fill_zeros_like(X) -> Out, fill_any_like(X) -> Out                     (attrs value, dtype: -1 keeps X's)
+    fill_constant_batch_size_like(Input) -> Out   `shape` with dim output_dim_idx taken from Input's input_dim_idx
+    assign(X) -> Out                      a copy; its gradient is an assign of Out@GRAD (Paddle's AssignGradMaker)
+    assign_value() -> Out                 values in a typed attribute (fp32_values, int32_values, ...)
+    range(Start, End, Step) -> Out        accumulated in the output dtype, as Paddle's kernel (kernels/creation.py)
     eye() -> Out                          attrs num_rows, num_columns (-1: num_rows), dtype
     linspace(Start, Stop, Num) -> Out     attr dtype (2.x). Without it (-1, Paddle 1.8's op, which has no such
                                           attribute) the output takes Start's dtype and 1.8's accumulating
                                           algorithm; with it 2.x's symmetric one (kernels/creation.py)
-    randint(ShapeTensor?, ShapeTensorList?) -> Out    attrs shape, low, high (exclusive), seed, dtype (int64)
 
-randint is stateful and seeded like the other random ops (its `seed` attribute, else paddle.seed's generator):
-the numbers are numpy's, not Paddle's mt19937 stream. None of these ops has a gradient.
+A runtime ShapeTensor / ShapeTensorList / ValueTensor wins over its attribute. A constant fill_constant temporary
+(the loss@GRAD seed of every training step) is made once per plan and read-only. Of these ops only assign has a
+gradient. The random initialisers are in ops/random.py.
 """
 from __future__ import annotations
 
-from ..framework.dtype import VarType, to_numpy
-from ..framework.registry import defop, kernel_rule, shape_rule
-from ..kernels import creation as K
-from .tensor import _random_out_shape, _rng
+import numpy as np
 
-__all__: list[str] = []
+from ..framework.dtype import VarType, to_numpy
+from ..framework.registry import defop, grad_rule, kernel_rule, shape_rule
+from ..kernels import creation as K
+from ._util import dims_text, prod, runtime_ints, same_shape_as_x, shape_and_dtype_from_attrs
+
+__all__ = ['constant_value']
+
+
+# --- fill_constant and its relatives ----------------------------------------------------------------------------------
+
+defop('fill_constant', ['ShapeTensor', 'ShapeTensorList', 'ValueTensor'], ['Out'],
+      {'shape': [], 'dtype': 5, 'value': 0.0, 'str_value': '', 'force_cpu': False},
+      dispensable=['ShapeTensor', 'ShapeTensorList', 'ValueTensor'], duplicable=['ShapeTensorList'])
+
+
+@shape_rule('fill_constant')
+def _fill_constant_shape(ctx):
+    shape = list(ctx.attr('shape'))
+    if not ctx.has_input('ShapeTensor') and not ctx.has_input('ShapeTensorList'):
+        for i, d in enumerate(shape):
+            if d < 0:
+                raise ValueError("Each value of attribute 'shape' is expected to be no less than 0. But received: "
+                                 "shape[%d] = %d; shape = [%s]." % (i, d, dims_text(shape)))
+    if not shape and ctx.has_input('ShapeTensor'):
+        shape = [-1] * max(prod(ctx.in_shape('ShapeTensor')), 1)
+    ctx.set_output('Out', shape, ctx.attr('dtype'))
+
+
+def constant_value(str_value: str, value: float, dtype: np.dtype):
+    """fill_constant's value: `str_value` wins when set (exact for large int64), as in Paddle's kernel."""
+    if not str_value:
+        return value
+    if np.issubdtype(dtype, np.integer):
+        try:
+            return int(str_value)
+        except ValueError:
+            return int(float(str_value))
+    return float(str_value)
+
+
+@kernel_rule('fill_constant')
+def _fill_constant(spec):
+    dtype = to_numpy(spec.attr('dtype'))
+    value = constant_value(spec.attr('str_value'), spec.attr('value'), dtype)
+    shape = tuple(spec.attr('shape'))
+
+    def run(shape_tensor, shape_list, value_tensor):
+        shp = shape
+        if shape_tensor is not None:
+            shp = tuple(runtime_ints(shape_tensor))
+        elif shape_list is not None:
+            shp = tuple(runtime_ints(shape_list))
+        v = value if value_tensor is None else np.asarray(value_tensor).reshape(-1)[0]
+        return (np.full(shp, v, dtype=dtype),)
+    out = spec.output_var('Out')
+    static = not (spec.has_input('ShapeTensor') or spec.has_input('ShapeTensorList') or spec.has_input('ValueTensor'))
+    if static and out is not None and not out.persistable and all(d >= 0 for d in shape):
+        # a constant temporary (the loss@GRAD seed of every training step): made once, read-only, so a kernel
+        # that wrongly wrote into its input would fail loudly instead of changing the constant. Persistable
+        # outputs (accumulators the optimizers update in place) get a fresh array.
+        constant = run(None, None, None)
+        constant[0].flags.writeable = False
+        return lambda shape_tensor, shape_list, value_tensor: constant
+    return run
+
+
+defop('fill_zeros_like', ['X'], ['Out'])
+shape_rule('fill_zeros_like')(same_shape_as_x)
+
+
+@kernel_rule('fill_zeros_like')
+def _fill_zeros_like(spec):
+    return lambda x: (np.zeros_like(x),)
+
+
+defop('fill_any_like', ['X'], ['Out'], {'value': 0.0, 'dtype': -1})
+
+
+def _like_dtype(ctx_or_spec, x_dtype):
+    dtype = ctx_or_spec.attr('dtype')
+    return x_dtype if dtype is None or dtype < 0 else VarType(dtype)
+
+
+@shape_rule('fill_any_like')
+def _fill_any_like_shape(ctx):
+    ctx.set_output('Out', ctx.in_shape('X'), _like_dtype(ctx, ctx.in_dtype('X')))
+
+
+@kernel_rule('fill_any_like')
+def _fill_any_like(spec):
+    value = spec.attr('value')
+    dtype = spec.attr('dtype')
+    out_dtype = None if dtype is None or dtype < 0 else to_numpy(dtype)
+    return lambda x: (np.full(x.shape, value, dtype=x.dtype if out_dtype is None else out_dtype),)
+
+
+defop('fill_constant_batch_size_like', ['Input'], ['Out'],
+      {'shape': [], 'input_dim_idx': 0, 'output_dim_idx': 0, 'dtype': 5, 'value': 0.0, 'str_value': '',
+       'force_cpu': False})
+
+
+def _batch_size_like_shape(shape, in_shape, in_idx, out_idx, op_type):
+    shape = list(shape)
+    if not 0 <= in_idx < len(in_shape):
+        raise ValueError("operator '%s': input_dim_idx %d is out of range of the input's rank %d"
+                         % (op_type, in_idx, len(in_shape)))
+    if not 0 <= out_idx < len(shape):
+        raise ValueError("operator '%s': output_dim_idx %d is out of range of the shape's rank %d"
+                         % (op_type, out_idx, len(shape)))
+    shape[out_idx] = in_shape[in_idx]
+    return shape
+
+
+@shape_rule('fill_constant_batch_size_like')
+def _fill_batch_like_shape(ctx):
+    ctx.set_output('Out', _batch_size_like_shape(ctx.attr('shape'), ctx.in_shape('Input'), ctx.attr('input_dim_idx'),
+                                                 ctx.attr('output_dim_idx'), ctx.op.type), ctx.attr('dtype'))
+
+
+@kernel_rule('fill_constant_batch_size_like')
+def _fill_batch_like(spec):
+    dtype = to_numpy(spec.attr('dtype'))
+    value = constant_value(spec.attr('str_value'), spec.attr('value'), dtype)
+    args = (spec.attr('shape'), spec.attr('input_dim_idx'), spec.attr('output_dim_idx'), spec.type)
+
+    def run(x):
+        return (np.full(_batch_size_like_shape(args[0], x.shape, *args[1:]), value, dtype=dtype),)
+    return run
+
+
+# assign: a copy; its gradient is an assign of Out@GRAD (Paddle's AssignGradMaker)
+defop('assign', ['X'], ['Out'], dispensable=['X'])
+shape_rule('assign')(same_shape_as_x)
+
+
+@kernel_rule('assign')
+def _assign(spec):
+    return lambda x: (x.copy() if isinstance(x, np.ndarray) else x,)
+
+
+@grad_rule('assign')
+def _assign_grad(g):
+    return [('assign', {'X': g.output_grad('Out')}, {'Out': g.input_grad('X')}, {})]
+
+
+# assign_value: Paddle keeps the values in a typed attribute (fp32_values, int32_values, int64_values,
+# bool_values); `values` is this project's untyped form, used by NumpyArrayInitializer
+_VALUE_ATTRS = {VarType.FP32: 'fp32_values', VarType.INT32: 'int32_values', VarType.INT64: 'int64_values',
+                VarType.BOOL: 'bool_values'}
+defop('assign_value', [], ['Out'], {'shape': [], 'dtype': 5, 'fp32_values': [], 'int32_values': [],
+                                    'int64_values': [], 'bool_values': [], 'values': []})
+
+
+shape_rule('assign_value')(shape_and_dtype_from_attrs)
+
+
+@kernel_rule('assign_value')
+def _assign_value(spec):
+    dtype = VarType(spec.attr('dtype'))
+    values = spec.attr(_VALUE_ATTRS.get(dtype, 'values')) or spec.attr('values') or []
+    shape = tuple(spec.attr('shape'))
+    value = np.array(values, dtype=to_numpy(dtype))
+    if value.size != prod(shape):
+        raise ValueError("operator 'assign_value' writing %r: %d values do not fill shape [%s]"
+                         % (spec.op.output('Out')[0], value.size, dims_text(shape)))
+    value = value.reshape(shape)
+    return lambda: (value.copy(),)
+
+
+# --- range, eye, linspace ---------------------------------------------------------------------------------------------
+
+defop('range', ['Start', 'End', 'Step'], ['Out'])
+
+
+@shape_rule('range')
+def _range_shape(ctx):
+    ctx.set_output('Out', (-1,), ctx.in_dtype('Start'))
+
+
+@kernel_rule('range')
+def _range(spec):
+    dtype = to_numpy(spec.input_var('Start').dtype) if spec.input_var('Start') is not None else None
+
+    def run(start, end, step):
+        return (K.range_values(start, end, step, dtype or np.asarray(start).dtype),)
+    return run
+
 
 defop('eye', [], ['Out'], {'num_rows': 0, 'num_columns': -1, 'dtype': int(VarType.FP32)})
 
@@ -66,34 +255,3 @@ def _linspace(spec):
         return lambda start, stop, num: (K.linspace_v1(start, stop, num, dtype or start.dtype),)
     dtype = to_numpy(VarType(int(attr)))
     return lambda start, stop, num: (K.linspace_v2(start, stop, num, dtype),)
-
-
-defop('randint', ['ShapeTensor', 'ShapeTensorList'], ['Out'],
-      {'shape': [], 'low': 0, 'high': 0, 'seed': 0, 'dtype': int(VarType.INT64)},
-      dispensable=['ShapeTensor', 'ShapeTensorList'], duplicable=['ShapeTensorList'], stateful=True)
-
-
-def _check_bounds(low: int, high: int) -> None:
-    if low >= high:
-        raise ValueError("randint's low must less then high, but received low = %d, high = %d (operator randint)"
-                         % (low, high))
-
-
-@shape_rule('randint')
-def _randint_shape(ctx):
-    _check_bounds(ctx.attr('low'), ctx.attr('high'))
-    shape = list(ctx.attr('shape'))
-    if not shape and ctx.has_input('ShapeTensorList'):
-        shape = [-1] * len(ctx.op.input('ShapeTensorList'))
-    ctx.set_output('Out', shape or (-1,), ctx.attr('dtype'))
-
-
-@kernel_rule('randint')
-def _randint(spec):
-    rng, dtype, shape = _rng(spec), to_numpy(spec.attr('dtype')), tuple(spec.attr('shape'))
-    low, high = int(spec.attr('low')), int(spec.attr('high'))
-    _check_bounds(low, high)
-
-    def run(shape_tensor=None, shape_list=None):
-        return (rng.integers(low, high, _random_out_shape(shape, shape_tensor, shape_list)).astype(dtype),)
-    return run

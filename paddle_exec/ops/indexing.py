@@ -1,6 +1,9 @@
-"""Indexing ops with Paddle's op types, slots and attributes: gather_nd, scatter, scatter_nd_add, index_select, roll,
-tril_triu, cumsum (flip and gather live in ops/tensor.py). Kernels: kernels/indexing.py.
+"""Indexing ops with Paddle's op types, slots and attributes: gather, gather_nd, scatter, scatter_nd_add, index_select,
+roll, tril_triu, cumsum (flip is in ops/slicing.py). Kernels: kernels/indexing.py; gather's are shared with the
+embedding family (kernels/embedding.py).
 
+    gather(X, Index, Axis?) -> Out        Out = X[Index] along attr axis (an Axis tensor wins); grad scatters
+                                          Out@GRAD back (attr overwrite: last duplicate wins, or summed)
     gather_nd(X, Index) -> Out            Out = X[Index[..., :k]], shape Index.shape[:-1] + X.shape[k:]
     scatter(X, Ids, Updates) -> Out       attr overwrite (True: last duplicate wins; False: duplicates summed)
     scatter_nd_add(X, Index, Updates)     X with Updates added at Index (duplicates accumulate)
@@ -29,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
+from ..kernels import embedding as embedding_kernels
 from ..kernels import indexing as K
-from ._util import prod
-from .tensor import _dims, _norm_axis, _same_as_x
+from ._util import dims_text, norm_axis, prod, runtime_int, same_shape_as_x
 
 __all__ = ['gather_nd_shape']
 
@@ -67,7 +70,7 @@ def _scatter_nd_add_shape(ctx):
     want = gather_nd_shape(xs, ctx.in_shape('Index'), 'scatter_nd_add')
     if len(want) != len(us) or any(a >= 0 and b >= 0 and a != b for a, b in zip(want, us)):
         raise ValueError('Input(Updates) of operator scatter_nd_add has shape [%s]; it must be Index.shape[:-1] + '
-                         'X.shape[Index.shape[-1]:] = [%s]' % (_dims(us), _dims(want)))
+                         'X.shape[Index.shape[-1]:] = [%s]' % (dims_text(us), dims_text(want)))
     ctx.set_output('Out', xs, ctx.in_dtype('X'))
 
 
@@ -107,10 +110,10 @@ def _scatter_shape(ctx):
     xs, ids, us = ctx.in_shape('X'), ctx.in_shape('Ids'), ctx.in_shape('Updates')
     if len(ids) not in (1, 2) or (len(ids) == 2 and ids[1] not in (1, -1)):
         raise ValueError("The Ids of operator 'scatter' should be 1-D or [N, 1], but received shape [%s]"
-                         % _dims(ids))
+                         % dims_text(ids))
     if len(us) != len(xs) or any(a >= 0 and b >= 0 and a != b for a, b in zip(us[1:], xs[1:])):
         raise ValueError("Input(Updates) of operator 'scatter' has shape [%s]; its dims after the first must be X's "
-                         '[%s]' % (_dims(us), _dims(xs[1:])))
+                         '[%s]' % (dims_text(us), dims_text(xs[1:])))
     ctx.set_output('Out', xs, ctx.in_dtype('X'))
 
 
@@ -138,17 +141,17 @@ defop('index_select', ['X', 'Index'], ['Out'], {'dim': 0}, grad=GradSpec(('X', '
 @shape_rule('index_select')
 def _index_select_shape(ctx):
     xs, idx = ctx.in_shape('X'), ctx.in_shape('Index')
-    dim = _norm_axis(ctx.attr('dim'), len(xs), 'index_select', 'dim')
+    dim = norm_axis(ctx.attr('dim'), len(xs), 'index_select', 'dim')
     if len(idx) != 1 and not (len(idx) == 2 and idx[1] == 1):
         raise ValueError("The 'shape' of Input(Index) of operator index_select must be 1-D or [N, 1], but received "
-                         'shape [%s]' % _dims(idx))
+                         'shape [%s]' % dims_text(idx))
     ctx.set_output('Out', xs[:dim] + (idx[0],) + xs[dim + 1:], ctx.in_dtype('X'))
 
 
 @kernel_rule('index_select')
 def _index_select(spec):
     dim = spec.attr('dim')
-    return lambda x, index: (K.index_select_forward(x, index, _norm_axis(dim, x.ndim, 'index_select', 'dim')),)
+    return lambda x, index: (K.index_select_forward(x, index, norm_axis(dim, x.ndim, 'index_select', 'dim')),)
 
 
 @kernel_rule('index_select_grad')
@@ -156,7 +159,7 @@ def _index_select_grad(spec):
     dim = spec.attr('dim')
 
     def run(x, index, dout):
-        axis = _norm_axis(dim, x.ndim, 'index_select_grad', 'dim')
+        axis = norm_axis(dim, x.ndim, 'index_select_grad', 'dim')
         return (K.index_select_backward(x.shape, index, dout, axis).astype(x.dtype, copy=False),)
     return run
 
@@ -174,7 +177,7 @@ def _roll_axes(attrs_of) -> list:
 
 def _check_roll(shifts, axes, rank: int) -> None:
     for a in axes:
-        _norm_axis(a, rank, 'roll', 'axis')
+        norm_axis(a, rank, 'roll', 'axis')
     if axes and len(shifts) != len(axes):
         raise ValueError('When dims.size() != 1, dims.size() should be equal to shifts.size(). But received '
                          'dims.size() = %d, shifts.size() = %d' % (len(axes), len(shifts)))
@@ -216,7 +219,7 @@ def _tril_triu_shape(ctx):
     xs = ctx.in_shape('X')
     if len(xs) < 2:
         raise ValueError("Input(X)'s rank must be at least 2 in TrilTriuOp, but received rank %d" % len(xs))
-    _same_as_x(ctx)
+    same_shape_as_x(ctx)
 
 
 @kernel_rule('tril_triu', 'tril_triu_grad')
@@ -237,8 +240,8 @@ def _cumsum_shape(ctx):
     xs = ctx.in_shape('X')
     if ctx.attr('flatten'):
         return ctx.set_output('Out', (prod(xs),), ctx.in_dtype('X'))
-    _norm_axis(ctx.attr('axis'), len(xs), 'cumsum')
-    _same_as_x(ctx)
+    norm_axis(ctx.attr('axis'), len(xs), 'cumsum')
+    same_shape_as_x(ctx)
 
 
 @shape_rule('cumsum_grad')
@@ -249,7 +252,7 @@ def _cumsum_grad_shape(ctx):
 def _cumsum_run(x, axis, exclusive, reverse, flatten):
     if flatten:
         return K.cumsum(x.reshape(-1), 0, exclusive, reverse)
-    return K.cumsum(x, _norm_axis(axis, x.ndim, 'cumsum'), exclusive, reverse)
+    return K.cumsum(x, norm_axis(axis, x.ndim, 'cumsum'), exclusive, reverse)
 
 
 @kernel_rule('cumsum')
@@ -272,3 +275,42 @@ def _cumsum_grad_maker(g):
                  attrs)]
     attrs['reverse'] = not attrs.get('reverse', False)
     return [('cumsum', {'X': g.output_grad('Out')}, {'Out': g.input_grad('X')}, attrs)]
+
+
+# --- gather: Out = X[Index] along `axis` (kernels shared with the embedding family) -----------------------------------
+
+defop('gather', ['X', 'Index', 'Axis'], ['Out'], {'overwrite': True, 'axis': 0}, dispensable=['Axis'],
+      grad=GradSpec(('X', 'Index', 'Axis', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('gather')
+def _gather_shape(ctx):
+    xs, idx = ctx.in_shape('X'), ctx.in_shape('Index')
+    if len(idx) == 2 and idx[1] >= 0 and idx[1] != 1:
+        raise ValueError('The last dim of index should be 1 when it is 2D, but we get %d' % idx[1])
+    if len(idx) not in (1, 2):
+        raise ValueError('The index should be 1D, when it is not 2D, but we get %d' % len(idx))
+    if ctx.has_input('Axis'):
+        return ctx.set_output('Out', (-1,) * len(xs), ctx.in_dtype('X'))
+    axis = norm_axis(ctx.attr('axis'), len(xs), 'gather')
+    ctx.set_output('Out', xs[:axis] + (idx[0],) + xs[axis + 1:], ctx.in_dtype('X'))
+
+
+@kernel_rule('gather')
+def _gather(spec):
+    axis = spec.attr('axis')
+
+    def run(x, index, axis_tensor):
+        ax = axis if axis_tensor is None else runtime_int(axis_tensor)
+        return (embedding_kernels.gather_forward(x, index, ax),)
+    return run
+
+
+@kernel_rule('gather_grad')
+def _gather_grad(spec):
+    axis, overwrite = spec.attr('axis'), spec.attr('overwrite')
+
+    def run(x, index, axis_tensor, dout):
+        ax = axis if axis_tensor is None else runtime_int(axis_tensor)
+        return (embedding_kernels.gather_backward(x.shape, index, dout, ax, overwrite).astype(x.dtype, copy=False),)
+    return run

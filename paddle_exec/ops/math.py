@@ -25,11 +25,11 @@ from ..framework.dtype import VarType
 from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..framework.variable import EMPTY_VAR_NAME
-from ..kernels import activation as KA
 from ..kernels import elementwise as KE
 from ..kernels import reduce as KR
-from ._util import prod
-from .activation import declared_dtype, same_shape_as_x, unary_forward, unary_kernel
+from ..kernels import unary as KU
+from ._util import prod, same_shape_as_x
+from .activation import declared_dtype, unary_forward, unary_kernel
 
 # --- mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, one BLAS product -------------------------
 
@@ -461,7 +461,7 @@ shape_rule('scale')(same_shape_as_x)
 @kernel_rule('scale')
 def _scale_kernel(spec):
     bias, after = float(spec.attr('bias')), 1.0 if spec.attr('bias_after_scale') else 0.0
-    fixed = unary_kernel(KA.SCALE, [float(spec.attr('scale')), bias, after], declared_dtype(spec))
+    fixed = unary_kernel(KU.SCALE, [float(spec.attr('scale')), bias, after], declared_dtype(spec))
     if not spec.has_input('ScaleTensor'):
         return fixed
 
@@ -469,7 +469,7 @@ def _scale_kernel(spec):
         factor = np.asarray(scale_tensor).reshape(-1)
         if factor.size != 1:
             raise ValueError("ScaleTensor of operator 'scale' must hold one element, got %d" % factor.size)
-        return (unary_forward(KA.SCALE, [float(factor[0]), bias, after])(x),)
+        return (unary_forward(KU.SCALE, [float(factor[0]), bias, after])(x),)
     return run
 
 
@@ -490,7 +490,7 @@ shape_rule('sign')(same_shape_as_x)
 
 @kernel_rule('sign')
 def _sign_kernel(spec):
-    return unary_kernel(KA.SIGN, (), declared_dtype(spec))
+    return unary_kernel(KU.SIGN, (), declared_dtype(spec))
 
 
 @grad_rule('sign')
@@ -513,7 +513,7 @@ def _increment_shape(ctx):
 
 @kernel_rule('increment')
 def _increment_kernel(spec):
-    return unary_kernel(KA.SCALE, [1.0, float(spec.attr('step')), 1.0], declared_dtype(spec))
+    return unary_kernel(KU.SCALE, [1.0, float(spec.attr('step')), 1.0], declared_dtype(spec))
 
 
 # --- mean: all elements -> shape [1] ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import random
 import numpy as np
 
 from ..framework.dtype import VarType
+from ..framework.random import op_seed
 from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ..kernels import conv as KC
 from ..kernels import norm as KN
@@ -406,7 +407,6 @@ def _dropout_kernel(spec):
     is_test = bool(spec.attr('is_test'))
     fixed_seed = int(spec.attr('seed')) if spec.attr('fix_seed') else None
     # one generator per plan node: getrandbits is atomic under the GIL, so concurrent runs stay safe
-    from ..utils_compat import op_seed  # here: utils_compat imports the builders, which import this module
     seeds = random.Random(op_seed(0))
 
     def run(x, seed_tensor):

@@ -21,19 +21,15 @@ rounding.
 
 `lr_scheduler_value` writes a Python LR scheduler's current value into the learning-rate variable each run.
 
-Clipping and regularization need `clip_by_norm`, `squared_l2_norm` (with its grad), `merge_selected_rows`,
-`get_tensor_from_selected_rows` and `sign`; the last three are defined here only when no other family module has
-registered them (this module is imported after the others, see `ops/__init__.py`).
+Clipping and regularization need `clip_by_norm`, `squared_l2_norm` (with its grad), `merge_selected_rows` and
+`get_tensor_from_selected_rows`, defined here, and `sign` (L1Decay), defined with the math ops (ops/math.py).
 """
 from __future__ import annotations
 
-import itertools
-import weakref
-
 import numpy as np
 
-from ..framework.dtype import VarType
-from ..framework.registry import OPS, GradSpec, defop, kernel_rule, shape_rule
+from ..framework.dtype import VarType, to_numpy
+from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import optimizer as K
 
@@ -355,22 +351,10 @@ def _adamax(spec):
 # --- learning rate from a Python LR scheduler ------------------------------------------------------------------------
 # Paddle 2.x's Executor writes `program.lr_sheduler()` into the learning-rate variable before every run. Here the
 # program reads it through this op (op_role LRSched, appended by the optimizer), so any executor, scope or place
-# sees the scheduler's current value without executor support. `source` is the id of a registered scheduler.
+# sees the scheduler's current value without executor support. The op finds its scheduler on its program, by the
+# name of the variable it writes (Program._add_lr_scheduler, called by the optimizer).
 
-LR_SOURCES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-_lr_source_ids = itertools.count(1)
-
-defop('lr_scheduler_value', [], ['Out'], {'source': 0, 'dtype': int(VarType.FP32)}, stateful=True)
-
-
-def register_lr_source(scheduler) -> int:
-    """Makes `scheduler` (callable, returning the current learning rate) readable by `lr_scheduler_value` ops;
-    returns its `source` id (a counter, never reused, so a program can't pick up a later scheduler by mistake)."""
-    source = getattr(scheduler, '_lr_source_id', None)
-    if source is None:
-        source = scheduler._lr_source_id = next(_lr_source_ids)
-        LR_SOURCES[source] = scheduler
-    return source
+defop('lr_scheduler_value', [], ['Out'], {'dtype': int(VarType.FP32)}, stateful=True)
 
 
 @shape_rule('lr_scheduler_value')
@@ -380,11 +364,11 @@ def _lr_value_shape(ctx):
 
 @kernel_rule('lr_scheduler_value')
 def _lr_value(spec):
-    from ..framework.dtype import to_numpy
-    scheduler = LR_SOURCES.get(spec.attr('source'))
+    out_name = spec.op.output('Out')[0]
+    scheduler = spec.op.block.program._lr_scheduler_of(out_name)
     if scheduler is None:
-        raise ValueError("operator 'lr_scheduler_value' (output '%s'): its learning-rate scheduler no longer exists"
-                         % spec.op.output('Out')[0])
+        raise ValueError("operator 'lr_scheduler_value' (output '%s'): its program has no learning-rate scheduler "
+                         "for this variable (a program read back from a file keeps none)" % out_name)
     dtype = to_numpy(spec.attr('dtype'))
     return lambda: (np.array([scheduler()], dtype=dtype),)
 
@@ -437,54 +421,45 @@ def _squared_l2_norm_grad(spec):
     return run
 
 
-# --- SelectedRows helpers and sign (only if no other family registered them) -------------------------------------
+# --- SelectedRows helpers ------------------------------------------------------------------------------------------
 
-if 'merge_selected_rows' not in OPS:
-    defop('merge_selected_rows', ['X'], ['Out'])
+defop('merge_selected_rows', ['X'], ['Out'])
 
-    @shape_rule('merge_selected_rows')
-    def _merge_selected_rows_shape(ctx):
-        x = ctx.input_var('X')
-        ctx.set_output('Out', x.shape if x.has_shape() else None, x.dtype, type=VarType.SELECTED_ROWS)
 
-    @kernel_rule('merge_selected_rows')
-    def _merge_selected_rows(spec):
-        def run(x):
-            if not isinstance(x, SelectedRows):
-                raise TypeError("operator 'merge_selected_rows' needs a SelectedRows input, got %s"
-                                % type(x).__name__)
-            rows, merged = K.merge_rows(x.rows, x.values)
-            return (SelectedRows(rows, merged, x.height),)
-        return run
+@shape_rule('merge_selected_rows')
+def _merge_selected_rows_shape(ctx):
+    x = ctx.input_var('X')
+    ctx.set_output('Out', x.shape if x.has_shape() else None, x.dtype, type=VarType.SELECTED_ROWS)
 
-if 'get_tensor_from_selected_rows' not in OPS:
-    defop('get_tensor_from_selected_rows', ['X'], ['Out'])
 
-    @shape_rule('get_tensor_from_selected_rows')
-    def _get_tensor_shape(ctx):
-        x = ctx.input_var('X')
-        shape = (-1,) + tuple(x.shape[1:]) if x.has_shape() else None
-        ctx.set_output('Out', shape, x.dtype, type=VarType.LOD_TENSOR)
+@kernel_rule('merge_selected_rows')
+def _merge_selected_rows(spec):
+    def run(x):
+        if not isinstance(x, SelectedRows):
+            raise TypeError("operator 'merge_selected_rows' needs a SelectedRows input, got %s" % type(x).__name__)
+        rows, merged = K.merge_rows(x.rows, x.values)
+        return (SelectedRows(rows, merged, x.height),)
+    return run
 
-    @kernel_rule('get_tensor_from_selected_rows')
-    def _get_tensor_from_selected_rows(spec):
-        def run(x):
-            if not isinstance(x, SelectedRows):
-                raise TypeError("operator 'get_tensor_from_selected_rows' needs a SelectedRows input, got %s"
-                                % type(x).__name__)
-            return (x.values,)
-        return run
 
-if 'sign' not in OPS:
-    defop('sign', ['X'], ['Out'])
+defop('get_tensor_from_selected_rows', ['X'], ['Out'])
 
-    @shape_rule('sign')
-    def _sign_shape(ctx):
-        ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
 
-    @kernel_rule('sign')
-    def _sign(spec):
-        return lambda x: (np.sign(x),)
+@shape_rule('get_tensor_from_selected_rows')
+def _get_tensor_shape(ctx):
+    x = ctx.input_var('X')
+    shape = (-1,) + tuple(x.shape[1:]) if x.has_shape() else None
+    ctx.set_output('Out', shape, x.dtype, type=VarType.LOD_TENSOR)
+
+
+@kernel_rule('get_tensor_from_selected_rows')
+def _get_tensor_from_selected_rows(spec):
+    def run(x):
+        if not isinstance(x, SelectedRows):
+            raise TypeError("operator 'get_tensor_from_selected_rows' needs a SelectedRows input, got %s"
+                            % type(x).__name__)
+        return (x.values,)
+    return run
 
 
 # --- lamb ----------------------------------------------------------------------------------------------------------

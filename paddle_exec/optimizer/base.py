@@ -109,13 +109,12 @@ class Optimizer:
     @staticmethod
     def _read_scheduler(program, scheduler, var) -> None:
         """Every run sets `var` to the scheduler's current value (Paddle 2.x's executor does it from
-        `program.lr_sheduler`; here an op does, so no executor support is needed)."""
-        from ..ops.optimizer import register_lr_source
+        `program.lr_sheduler`; here an op does, which finds the scheduler on its program, so no executor support
+        is needed)."""
         scheduler._var_name = var.name
-        program.lr_sheduler = scheduler
+        program._add_lr_scheduler(var.name, scheduler)
         with program._lr_schedule_guard():
-            program.global_block().append_op('lr_scheduler_value', {}, {'Out': [var]},
-                                             {'source': register_lr_source(scheduler), 'dtype': int(var.dtype)})
+            program.global_block().append_op('lr_scheduler_value', {}, {'Out': [var]}, {'dtype': int(var.dtype)})
 
     def _create_param_lr(self, param_and_grad):
         param = param_and_grad[0]

@@ -252,3 +252,10 @@ def test_noncontiguous_and_empty_inputs():
 def test_mixed_dtype_y_is_cast_to_x():
     out = E.elementwise_add_forward(np.ones(3, np.float32), np.ones(3, np.float64))
     assert out.dtype == np.float32
+
+
+def test_broadcast_plans_live_in_a_bounded_cache():
+    for n in range(E.PLAN_CACHE_SIZE + 50):
+        assert E.broadcast_shape((n + 1, 3), (3,)) == (n + 1, 3)
+    info = E._plan.cache_info()
+    assert info.maxsize == E.PLAN_CACHE_SIZE and info.currsize <= E.PLAN_CACHE_SIZE

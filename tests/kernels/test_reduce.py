@@ -212,3 +212,10 @@ def test_empty_inputs():
     np.testing.assert_array_equal(R.reduce_sum_forward(x, [0]), np.zeros(3, np.float32))
     assert R.reduce_sum_forward(x, [1]).shape == (0,)
     assert R.softmax_forward(x).shape == (0, 3)
+
+
+def test_reduce_plans_live_in_a_bounded_cache():
+    for n in range(R.PLAN_CACHE_SIZE + 50):
+        assert R.reduce_out_shape((n + 1, 3), [1]) == (n + 1,)
+    info = R._cached_plan.cache_info()
+    assert info.maxsize == R.PLAN_CACHE_SIZE and info.currsize <= R.PLAN_CACHE_SIZE

@@ -211,7 +211,7 @@ def test_index_select_grad_sums_duplicates(rng):
 
 
 # =================================================================================================================
-# flip (the op lives in ops/tensor.py; fluid.layers.flip is new)
+# flip (the op lives in ops/slicing.py; fluid.layers.flip is new)
 # =================================================================================================================
 
 def test_fluid_flip_sets_dims_and_paddle_flip_sets_axis(rng):

@@ -436,3 +436,53 @@ def test_merge_selected_rows_and_get_tensor(rng):
 def test_sign(rng):
     x = np.array([[-2.0, 0.0, 3.0]], F32)
     np.testing.assert_array_equal(value(run_op('sign', {'X': ('x', x)}, {'Out': 'out'}), 'out'), [[-1, 0, 1]])
+
+
+# --- lr_scheduler_value: the op reads the scheduler its program keeps for the variable it writes --------------------
+
+def _lr_program(schedulers):
+    """A program with one `lr_scheduler_value` op per (variable name, scheduler); None: no scheduler added."""
+    prog = Program()
+    block = prog.global_block()
+    for name, scheduler in schedulers.items():
+        block.create_var(name=name, shape=[1], dtype=VarType.FP32, persistable=True)
+        if scheduler is not None:
+            prog._add_lr_scheduler(name, scheduler)
+        block.append_op('lr_scheduler_value', {}, {'Out': [name]}, {'dtype': int(VarType.FP32)})
+    return prog
+
+
+class _Rate:
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self):
+        return self.value
+
+
+def _lr_values(prog, names):
+    scope = Scope()
+    Executor(CPUPlace()).run(prog, scope=scope)
+    return [float(np.asarray(scope.find_var(n).get_tensor())[0]) for n in names]
+
+
+def test_lr_scheduler_value_reads_each_variables_own_scheduler_every_run():
+    first, second = _Rate(0.5), _Rate(0.25)
+    prog = _lr_program({'lr_a': first, 'lr_b': second})
+    assert prog.lr_sheduler is second                      # Paddle 2.x's attribute: the last one added
+    assert _lr_values(prog, ['lr_a', 'lr_b']) == [0.5, 0.25]
+    first.value = 0.125
+    assert _lr_values(prog, ['lr_a', 'lr_b']) == [0.125, 0.25]
+
+
+def test_a_cloned_program_keeps_its_lr_schedulers():
+    rate = _Rate(0.75)
+    clone = _lr_program({'lr': rate}).clone()
+    assert clone._lr_scheduler_of('lr') is rate
+    assert _lr_values(clone, ['lr']) == [0.75]
+
+
+def test_lr_scheduler_value_without_a_scheduler_names_the_variable():
+    with pytest.raises(ValueError, match="'lr_scheduler_value' \\(output 'lr_orphan'\\): its program has no "
+                                         "learning-rate scheduler"):
+        _lr_values(_lr_program({'lr_orphan': None}), ['lr_orphan'])

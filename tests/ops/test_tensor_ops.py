@@ -107,6 +107,18 @@ def test_reshape2_copies_zero_dims_and_infers_minus_one(rng):
     assert got['xs'].shape == (0, 2, 3, 4) and got['xs'].size == 0
 
 
+def test_reshape2_one_plan_reshapes_many_batch_sizes(rng):
+    # the kernel remembers the attribute's target for the last few input shapes; older ones are recomputed
+    c = Case()
+    x = c.var('x', np.zeros((1, 6), F32), shape=(-1, 6))
+    c.op('reshape2', {'X': [x]}, {'Out': 'out', 'XShape': 'xshape'}, {'shape': [0, -1, 2]})
+    exe = Executor(CPUPlace())
+    for n in list(range(1, 40)) + [1, 2, 3]:
+        value = rng.standard_normal((n, 6)).astype(F32)
+        out, = exe.run(c.prog, feed={'x': value}, fetch_list=['out'])
+        np.testing.assert_array_equal(out, value.reshape(n, 3, 2))
+
+
 def test_reshape2_shape_tensor_and_shape_tensor_list_override_the_attribute(rng):
     x = rng.randn(2, 3, 4).astype(F32)
     got, _ = run_one('reshape2', {'X': ('x', x), 'Shape': ('s', np.array([4, -1], np.int32))},

@@ -1,4 +1,4 @@
-"""Numba kernels of the tensor family: the ops that compute something, rather than only move memory.
+"""Numba kernels of the search ops (ops/search.py): where, arg_max / arg_min, argsort.
 
 - ``where``: ``out[i] = x[i] if cond[i] else y[i]`` on same-shaped arrays (Paddle's `where` op requires equal
   shapes; paddle.where broadcasts in Python before the op). Gradient: ``dout`` routed to X where the condition
@@ -9,11 +9,10 @@
 - ``argsort`` along one axis: a stable sort (Paddle 1.8 keeps equal keys in input order, ascending or
   descending); descending sorts the reversed row ascending and maps the indices back, which keeps that order.
   Gradient: ``dout`` scattered back to the sorted positions.
-- ``range``: ``start, start + step, ...`` accumulated in the output dtype, as Paddle's kernel does
-  (``range(0, 1, 0.3, 'float32')`` ends with 0.90000004), size ``ceil(|end - start| / |step|)``.
 
-Reshape-like ops, concat, split, slice, transpose, tile and cast are numpy views, copies or ``astype`` and live in
-``paddle_exec/ops/tensor.py``; gather uses ``paddle_exec/kernels/embedding.py``.
+Reshape-like ops, concat, split, slice, transpose, tile and cast are numpy views, copies or ``astype`` in their op
+modules (ops/shape.py, joining.py, slicing.py, broadcasting.py, casting.py); gather uses kernels/embedding.py and
+range kernels/creation.py.
 Every kernel is compiled by ``kernel_jit`` (kernels/jit.py: nogil, cached) and works on C-contiguous arrays.
 """
 from __future__ import annotations
@@ -22,8 +21,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['where_forward', 'where_backward', 'arg_extreme', 'argsort', 'argsort_backward', 'range_values',
-           'range_size']
+__all__ = ['where_forward', 'where_backward', 'arg_extreme', 'argsort', 'argsort_backward']
 
 _jit = kernel_jit()
 
@@ -156,37 +154,3 @@ def argsort_backward(indices: np.ndarray, dout: np.ndarray, axis: int) -> np.nda
     if dout.size:
         _argsort_grad(indices.reshape(pre, n, post), dout.reshape(pre, n, post), dx.reshape(pre, n, post))
     return dx
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# range
-
-@_jit
-def _range_fill(start, step, out):
-    value = start
-    for i in range(out.size):
-        out[i] = value
-        value += step
-
-
-def range_size(start, end, step, integral: bool) -> int:
-    """Paddle's ``GetSize`` of the range op (checks the step's sign like Paddle)."""
-    if step == 0:
-        raise ValueError('The step of range op should not be 0.')
-    if start < end and step < 0:
-        raise ValueError('The step should be greater than 0 while start < end.')
-    if start > end and step > 0:
-        raise ValueError('The step should be less than 0 while start > end.')
-    if integral:
-        return int((abs(end - start) + abs(step) - 1) // abs(step))
-    return int(np.ceil(abs((end - start) / step)))
-
-
-def range_values(start, end, step, dtype) -> np.ndarray:
-    """Paddle op ``range``: ``start, start + step, ...`` (values accumulated in ``dtype``) up to ``end``."""
-    dtype = np.dtype(dtype)
-    start, end, step = (np.asarray(v, dtype=dtype).reshape(-1)[0] for v in (start, end, step))
-    n = range_size(start, end, step, np.issubdtype(dtype, np.integer))
-    out = np.empty(n, dtype=dtype)
-    _range_fill(start, step, out)
-    return out
