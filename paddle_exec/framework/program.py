@@ -14,7 +14,7 @@ import contextlib
 import copy
 import itertools
 
-from . import registry
+from . import registry, unique_name
 from .operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
 from .variable import Parameter, Variable
 
@@ -58,7 +58,6 @@ class Block:
     def create_var(self, name: str | None = None, **kwargs) -> Variable:
         """A new Variable, or the existing one of that name (filled in where it had no shape or dtype yet)."""
         if name is None:
-            from . import unique_name
             name = unique_name.generate('_generated_var')
         existing = self.vars.get(name)
         if existing is not None:
@@ -80,7 +79,6 @@ class Block:
         given, appends its init op to *this* block unless an op there already writes the parameter."""
         global_block = self.program.global_block()
         if name is None:
-            from . import unique_name
             name = unique_name.generate('_generated_var')
         p = global_block.vars.get(name)
         if not isinstance(p, Parameter):
