@@ -5,7 +5,7 @@
     def _loop(x, out): ...
 
 Kernels release the GIL by default (nogil=True): that is what lets the threaded and cost-model policies run
-independent ops of one run at the same time (DESIGN.md section 4).
+independent ops of one run at the same time (docs/architecture.md, Kernels).
 
 The other mode, for serving. Releasing and taking back the GIL costs little on its own, but when many threads
 call run() at once (the inline policy's use) every kernel call hands the GIL to another thread, and with kernels

@@ -271,8 +271,8 @@ class TestConformance:
     @staticmethod
     def _same(got, want):
         """Equal to float32 rounding. Not bit for bit: a policy that runs BLAS products on pool workers limits
-        BLAS's own threads there (DESIGN.md section 4), and BLAS blocks a product differently with another thread
-        count, which moves the last bit of some sums. The random-DAG test, with no BLAS, stays bit-exact."""
+        BLAS's own threads there (docs/architecture.md, Kernels), and BLAS blocks a product differently with another
+        thread count, which moves the last bit of some sums. The random-DAG test, with no BLAS, stays bit-exact."""
         assert sorted(got) == sorted(want)
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-6, atol=1e-7, err_msg=key)

@@ -57,7 +57,7 @@ MALLOC_ARENA_MAX, which keeps the resident size flat over long training runs.
 
 BLAS threads. A matrix product on a BLAS with its own threads (OpenBLAS spins them after each call) next to ops
 on the pool oversubscribes the cores. While any run has handed-off nodes in flight, BLAS libraries are held to
-cores // min(num_threads, cores) threads each (DESIGN.md section 4; threadpoolctl finds the libraries); the
+cores // min(num_threads, cores) threads each (docs/architecture.md, Kernels; threadpoolctl finds the libraries); the
 previous setting comes back when no run has work on the pool. Stretches of a run with nothing in flight (a
 chain of ops on the caller's thread) keep every BLAS thread, exactly as the sequential policy does.
 
