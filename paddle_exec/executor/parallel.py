@@ -16,6 +16,7 @@ the executor's one place.
 from __future__ import annotations
 
 import sys
+import threading
 
 from ..framework.place import CPUPlace
 from ..framework.program import Program, default_main_program
@@ -68,6 +69,7 @@ class CompiledProgram:
         self._scope = None
         self._place = None
         self._executor: Runner | None = None
+        self._compile_lock = threading.Lock()
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None, share_vars_from=None,
                            places=None) -> CompiledProgram:
@@ -99,10 +101,16 @@ class CompiledProgram:
         return self
 
     def _compile(self, scope: Scope, place) -> CompiledProgram:
-        if self._compiled:
-            if scope is not None and self._scope is not scope:
-                raise ValueError('Cannot compile program with different scope.')
-            return self
+        if not self._compiled:
+            with self._compile_lock:           # threads making the first runs at once make one runner
+                if not self._compiled:
+                    self._make_runner(scope, place)
+                    return self
+        if scope is not None and self._scope is not scope:
+            raise ValueError('Cannot compile program with different scope.')
+        return self
+
+    def _make_runner(self, scope: Scope, place) -> None:
         share_from = None
         if self._share_vars_from is not None:
             if scope is not None:
@@ -131,7 +139,6 @@ class CompiledProgram:
         self._scope = scope
         self._place = place
         self._compiled = True
-        return self
 
     def _run_with(self, exe, feed=None, fetch_list=None, scope=None, return_numpy=True, return_merged=True):
         """What Executor.run does with a CompiledProgram."""

@@ -26,6 +26,12 @@ State across runs (owned by the runner, made once):
     runs              how many runs have started (data parallel: the drop-scope counter, reset by dropping)
     local_exec_scopes Paddle's local execution scopes (data parallel: one kid scope per place, made at counter 0)
     place_indices     per place, the PlaceIndex the place-aware reader ops and `unstage` read from its scope
+
+Threads. Many threads may call run() on one runner. The plain Executor's runs proceed at once: a run's state is its
+own `values` list, and what runs share (the PlanCache, the policy's pool) is guarded where it changes, so each call
+gets its own feeds' fetches (the inline policy's serving case). A data-parallel runner's runs take turns (one lock):
+they share the place scopes, the broadcast and Paddle's drop-scope counter, so each run is whole and each call still
+gets its own fetches. Concurrent first runs of a CompiledProgram make one runner (parallel.py).
 """
 from __future__ import annotations
 
@@ -82,6 +88,7 @@ class Runner:
         self.local_exec_scopes: list[Scope] = []
         self._policy = None
         self._lock = threading.Lock()
+        self._run_lock = threading.Lock()
         self._fetch_checked: set = set()
         self.scopes: list[Scope] = []
         self._needs_broadcast = False
@@ -137,16 +144,17 @@ class Runner:
         if not config.data_parallel:
             return self._run_one_place(program, feed, names, scope, return_numpy)
         self._check_fetch(program, names, feed)
-        if self._needs_broadcast:
-            self._broadcast(program)
-        if self.runs == 0:
-            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
-        try:
-            return self._run(program, feed, names, self.scopes, return_numpy, return_merged)
-        finally:
-            self.runs += 1
-            if self.runs == config.num_iteration_per_drop_scope:
-                self.drop_local_exe_scopes()
+        with self._run_lock:                # see 'Threads' in the module docstring
+            if self._needs_broadcast:
+                self._broadcast(program)
+            if self.runs == 0:
+                self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+            try:
+                return self._run(program, feed, names, self.scopes, return_numpy, return_merged)
+            finally:
+                self.runs += 1
+                if self.runs == config.num_iteration_per_drop_scope:
+                    self.drop_local_exe_scopes()
 
     def _run(self, program, feed, names: list, scopes: list, return_numpy: bool, return_merged: bool) -> list:
         """A data-parallel run (steps 3 to 6 of the module docstring)."""
