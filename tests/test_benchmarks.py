@@ -106,3 +106,18 @@ def test_bare_threads_run_every_kernel_once_per_run():
     finally:
         threads.close()
     assert not any(worker.is_alive() for worker in threads.workers)
+
+
+def test_soak_reports_resources_and_flags_growth(tmp_path):
+    """benchmarks/soak.py: a short soak reports RSS, descriptors and threads at each interval; the verdict names
+    what grew after warm-up (checked on made-up reports, since a short run cannot show a leak)."""
+    from benchmarks import soak
+    out = tmp_path / 'soak.json'
+    assert soak.main(['--steps', '40', '--every', '10', '--json', str(out)]) == 0
+    reports = json.loads(out.read_text())['reports']
+    assert [r['step'] for r in reports] == [10, 20, 30, 40]
+    assert all(r['rss_mb'] > 0 and r['fds'] > 0 and r['threads'] >= 1 for r in reports)
+    flat = [{'step': 10 * k, 'rss_mb': 100.0, 'fds': 6, 'threads': 3} for k in range(1, 4)]
+    assert soak.verdict(flat, 8.0) == []
+    grown = flat + [{'step': 40, 'rss_mb': 120.0, 'fds': 7, 'threads': 3}]
+    assert soak.verdict(grown, 8.0) == ['RSS grew from 100.0 to 120.0 MB by step 40', 'fds grew from 6 to 7 by step 40']
