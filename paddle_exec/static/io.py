@@ -38,8 +38,9 @@ from ..framework.operator import Operator
 from ..framework.program import Block, Program, default_main_program
 from ..framework.scope import global_scope
 from ..framework.variable import Parameter, Variable
-from .paddle_proto import TENSOR_DESC, looks_like_program_desc, parse_message, program_from_protobuf
-from .paddle_proto_writer import encode_message, program_to_protobuf
+from . import framework_pb2
+from .paddle_proto import looks_like_program_desc, program_from_protobuf
+from .paddle_proto_writer import program_to_protobuf, tensor_desc
 
 __all__ = ['save', 'load', 'load_program_state', 'set_program_state', 'save_vars', 'save_params',
            'save_persistables', 'load_vars', 'load_params', 'load_persistables', 'is_parameter', 'is_persistable',
@@ -246,7 +247,7 @@ def tensor_to_bytes(array: np.ndarray, lod=()) -> bytes:
     for level in lod:
         data = np.asarray(level, dtype=np.uint64).tobytes()
         out += [struct.pack('<Q', len(data)), data]
-    desc = encode_message({'data_type': int(to_var_type(array.dtype)), 'dims': list(array.shape)}, TENSOR_DESC)
+    desc = tensor_desc('tensor', to_var_type(array.dtype), array.shape).SerializeToString()
     out += [struct.pack('<I', 0), struct.pack('<i', len(desc)), desc, array.tobytes()]
     return b''.join(out)
 
@@ -266,9 +267,9 @@ def tensor_from_bytes(buf: bytes, pos: int = 0) -> tuple[np.ndarray, list, int]:
     (_, desc_size) = struct.unpack_from('<Ii', buf, pos)
     pos += 8
     end = pos + desc_size
-    desc = parse_message(buf[pos:end], TENSOR_DESC)
-    dims = desc['dims']
-    np_dtype = to_numpy(VarType(desc.get('data_type', VarType.FP32)))
+    desc = framework_pb2.VarType.TensorDesc.FromString(bytes(buf[pos:end]))
+    dims = list(desc.dims)
+    np_dtype = to_numpy(VarType(desc.data_type))
     count = int(np.prod(dims)) if dims else 1
     array = np.frombuffer(buf, np_dtype, count, end).reshape(dims).copy()
     return array, lod, end + count * np_dtype.itemsize

@@ -1,6 +1,7 @@
 """Inference models written by real Paddle (1.8.5 `fluid.io.save_inference_model`, 2.6.2
 `paddle.static.save_inference_model`, in tests/golden/models/) load with load_inference_model and reproduce
-Paddle's output; plus the protobuf wire decoder of paddle_exec.static.paddle_proto on hand-built bytes."""
+Paddle's output; plus the reading of hand-built ProgramDesc bytes (encoded by tests/api/wire.py, independently
+of the protobuf runtime) through framework.proto."""
 import os
 import struct
 
@@ -11,7 +12,10 @@ import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.framework import VarType
 from paddle_exec.framework.variable import Parameter
+from paddle_exec.static import framework_pb2 as fp
 from paddle_exec.static import paddle_proto as pp
+
+from .wire import field, varint
 
 MODELS = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golden', 'models')
 
@@ -78,72 +82,55 @@ def test_fluid_io_load_inference_model_reads_paddle_models():
     np.testing.assert_allclose(got, io['out'], rtol=1e-5, atol=1e-6)
 
 
-# --- a minimal encoder for hand-built messages ----------------------------------------------------------------
-
-def varint(n):
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n >> 7 else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
-def field(number, value, wire=None):
-    if isinstance(value, str):
-        value = value.encode()
-    if isinstance(value, bytes) and wire is None:
-        return varint(number << 3 | 2) + varint(len(value)) + value
-    if wire == 5:
-        return varint(number << 3 | 5) + value
-    if wire == 1:
-        return varint(number << 3 | 1) + value
-    return varint(number << 3) + varint(int(value))
-
-
-# --- the wire decoder ---------------------------------------------------------------------------------------
+# --- the wire format, as framework.proto and the protobuf runtime read it ------------------------------------
 
 def test_varint_multi_byte_and_negative_ints():
-    assert pp.read_varint(b'\xac\x02', 0) == (300, 2)
-    assert pp.read_varint(b'\x00\xff\xff\x03', 1) == (65535, 4)
-    schema = {1: ('a', 'int32', False), 2: ('b', 'int64', False), 3: ('c', 'uint64', False)}
-    buf = field(1, -1) + field(2, -(1 << 40)) + field(3, 1 << 63)
+    assert varint(300) == b'\xac\x02' and varint(65535) == b'\xff\xff\x03'
+    attr = fp.OpDesc.Attr.FromString(field(1, 'a') + field(2, 0) + field(3, -1) + field(13, -(1 << 40))
+                                     + field(12, 300))
     assert len(varint(-1)) == 10      # negative int32 is sign-extended to ten bytes, not zigzagged
-    assert pp.parse_message(buf, schema) == {'a': -1, 'b': -(1 << 40), 'c': 1 << 63}
-    with pytest.raises(ValueError, match='truncated varint'):
-        pp.read_varint(b'\x80\x80', 0)
+    assert (attr.i, attr.l, attr.block_idx) == (-1, -(1 << 40), 300)
+    assert attr.SerializeToString().startswith(field(1, 'a') + field(2, 0) + b'\x18' + b'\xff' * 9 + b'\x01')
+    with pytest.raises(ValueError, match='not a valid Paddle ProgramDesc'):
+        pp.parse_program_desc(field(1, field(1, 0))[:-1] + b'\x80\x80', "'truncated'")
 
 
 def test_repeated_fields_packed_and_unpacked():
-    schema = {1: ('ints', 'int64', True), 2: ('floats', 'float', True), 3: ('names', 'string', True),
-              4: ('doubles', 'double', True), 5: ('flags', 'bool', True)}
     packed_ints = b''.join(varint(v) for v in (1, 300, -2))
-    buf = (field(1, packed_ints) + field(1, 7)                          # a packed run, then an unpacked element
-           + field(2, struct.pack('<ff', 0.5, -2.25)) + field(2, struct.pack('<f', 3.0), wire=5)
-           + field(3, 'a') + field(3, 'bc')
-           + field(4, struct.pack('<d', 0.1), wire=1)
-           + field(5, b'\x01\x00\x01'))
-    msg = pp.parse_message(buf, schema)
-    assert msg == {'ints': [1, 300, -2, 7], 'floats': [0.5, -2.25, 3.0], 'names': ['a', 'bc'], 'doubles': [0.1],
-                   'flags': [True, False, True]}
-    assert pp.parse_message(b'', schema) == {'ints': [], 'floats': [], 'names': [], 'doubles': [], 'flags': []}
+    buf = (field(1, 'x') + field(2, 3)
+           + field(6, packed_ints) + field(6, 7)                        # a packed run, then an unpacked element
+           + field(7, struct.pack('<ff', 0.5, -2.25)) + field(7, struct.pack('<f', 3.0), wire=5)
+           + field(8, 'a') + field(8, 'bc')
+           + field(16, struct.pack('<d', 0.1), wire=1)
+           + field(11, b'\x01\x00\x01'))
+    attr = fp.OpDesc.Attr.FromString(buf)
+    assert (list(attr.ints), list(attr.floats), list(attr.strings), list(attr.float64s), list(attr.bools)) == \
+        ([1, 300, -2, 7], [0.5, -2.25, 3.0], ['a', 'bc'], [0.1], [True, False, True])
+    empty = fp.OpDesc.Attr.FromString(field(1, 'x') + field(2, 3))
+    assert (list(empty.ints), list(empty.floats), list(empty.strings)) == ([], [], [])
+    # written unpacked, one key per element, as proto2's framework.proto declares them and Paddle writes them
+    assert fp.OpDesc.Attr(name='x', type=3, ints=[1, 2]).SerializeToString() == \
+        field(1, 'x') + field(2, 3) + field(6, 1) + field(6, 2)
 
 
 def test_nested_messages_unknown_fields_and_last_value_wins():
-    inner = {1: ('data_type', 'enum', False), 2: ('dims', 'int64', True)}
-    outer = {1: ('name', 'string', False), 2: ('tensor', inner, False), 3: ('items', inner, True)}
     tensor = field(1, 5) + field(2, -1) + field(2, 13)
-    buf = (field(1, 'old') + field(9, 'an unknown field') + field(10, 42) + field(11, b'\0\0\0\0', wire=5)
-           + field(2, tensor) + field(3, field(1, 3)) + field(3, field(2, varint(2) + varint(2))) + field(1, 'x'))
-    assert pp.parse_message(buf, outer) == {'name': 'x', 'tensor': {'data_type': 5, 'dims': [-1, 13]},
-                                            'items': [{'data_type': 3, 'dims': []}, {'dims': [2, 2]}]}
-    with pytest.raises(ValueError, match='must be a message'):
-        pp.parse_message(field(2, 7), outer)
-    with pytest.raises(ValueError, match='wire type 3'):
-        pp.decode_fields(varint(1 << 3 | 3))
-    with pytest.raises(ValueError, match='truncated'):
-        pp.decode_fields(field(1, 'abcdef')[:-2])
+    vtype = field(1, 7) + field(3, field(1, tensor)) + field(20, 'an unknown field')
+    buf = (field(1, 'old') + field(99, 'an unknown field') + field(100, 42)
+           + field(101, b'\0\0\0\0', wire=5) + field(2, vtype) + field(1, 'x'))
+    var = fp.VarDesc.FromString(buf)
+    assert var.name == 'x'
+    assert (var.type.lod_tensor.tensor.data_type, list(var.type.lod_tensor.tensor.dims)) == (5, [-1, 13])
+    # unknown fields survive a round trip (newer Paddle fields are not lost)
+    assert fp.VarDesc.FromString(var.SerializeToString()) == var
+    assert field(99, 'an unknown field') in var.SerializeToString()
+    with pytest.raises(ValueError, match="'broken' is not a valid"):
+        pp.parse_program_desc(field(1, field(3, field(1, 'abcdef')))[:-2], "'broken'")     # truncated
+    # a varint where a BlockDesc must be: protobuf keeps it as an unknown field, so the program has no block
+    with pytest.raises(ValueError, match="'broken' holds no block"):
+        pp.program_from_protobuf(field(1, 7), "'broken'")
+    with pytest.raises(ValueError, match="'broken' is not a valid"):
+        pp.parse_program_desc(varint(1 << 3 | 3), "'broken'")       # wire type 3 (a group) for blocks
 
 
 # --- a hand-built ProgramDesc -------------------------------------------------------------------------------
