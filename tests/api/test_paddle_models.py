@@ -13,6 +13,7 @@ import paddle_exec.static as static
 from paddle_exec.framework import VarType
 from paddle_exec.framework.variable import Parameter
 from paddle_exec.static import framework_pb2 as fp
+from paddle_exec.static import legacy_program
 from paddle_exec.static import paddle_proto as pp
 
 from .wire import field, varint
@@ -198,7 +199,7 @@ def test_unregistered_operator_is_named():
 
 def test_own_format_is_not_mistaken_for_protobuf():
     program = fluid.Program()
-    data = static.io.program_to_bytes(program)
+    data = legacy_program.program_to_bytes(program)
     assert not pp.looks_like_program_desc(data)
     with open(os.path.join(MODELS, 'mlp_v18', '__model__'), 'rb') as f:
         assert pp.looks_like_program_desc(f.read())
