@@ -17,7 +17,7 @@ persistable LoD tensor that is not a feed target is taken for a parameter.
 
 Values Paddle's schema does not know (an AttrType or VarType of a later Paddle) are kept by protobuf as unknown
 fields, which leaves the enum field unset: such an attribute keeps whichever value field is set, such a variable
-becomes a RAW variable, and a tensor of an unknown data type has no dtype.
+becomes a RAW variable, and a tensor of an unknown data type gets the dtype RAW.
 
 `AttrType` and `ATTR_VALUE_FIELD` are shared with the writer (`paddle_proto_writer`).
 """
@@ -32,6 +32,7 @@ from ..framework.dtype import VarType
 from ..framework.operator import Operator
 from ..framework.program import Block, Program
 from ..framework.variable import Parameter, Variable
+from ..ops.control_flow import as_sub_block_attr
 from . import framework_pb2
 
 __all__ = []   # internal: used by static.io.load_inference_model
@@ -127,7 +128,8 @@ def _make_var(block: Block, vd: framework_pb2.VarDesc, feed_names: set, flags_pa
     kind = _var_type(vd.type.type) if vd.type.HasField('type') else VarType.RAW
     tensor, lod_level = _tensor_of(vd.type)
     shape = list(tensor.dims) if tensor is not None else None
-    dtype = _var_type(tensor.data_type) if tensor is not None and tensor.HasField('data_type') else None
+    # an unset data type is one framework.proto does not know (a required field is never missing otherwise)
+    dtype = None if tensor is None else _var_type(tensor.data_type) if tensor.HasField('data_type') else VarType.RAW
     name = vd.name
     is_feed = name in feed_names
     common = {'type': kind, 'persistable': vd.persistable, 'lod_level': lod_level,
@@ -188,12 +190,9 @@ def program_from_protobuf(data: bytes, source: str = 'the ProgramDesc') -> tuple
             # Paddle lists every slot, even unwired ones (`Bias: []`); ours holds wired slots only
             inputs = {v.parameter: list(v.arguments) for v in od.inputs if v.arguments}
             outputs = {v.parameter: list(v.arguments) for v in od.outputs if v.arguments}
-            attrs = {}
-            for a in od.attrs:
-                attrs[a.name] = attr_value(a)
-                if a.HasField('type') and a.type in (AttrType.BLOCK, AttrType.BLOCKS):
-                    block_attrs.append((attrs, a.name))
-            op = Operator(block, od.type, inputs, outputs, attrs)
+            op = Operator(block, od.type, inputs, outputs, {a.name: attr_value(a) for a in od.attrs})
+            block_attrs += [(op, a.name) for a in od.attrs
+                            if a.HasField('type') and a.type in (AttrType.BLOCK, AttrType.BLOCKS)]
             info = registry.OPS.get(od.type)
             if info is None:
                 missing.append(od.type)
@@ -205,8 +204,9 @@ def program_from_protobuf(data: bytes, source: str = 'the ProgramDesc') -> tuple
     if missing:
         raise NotImplementedError("The model uses operators paddle_exec does not implement: %s"
                                   % ', '.join(sorted(set(missing))))
-    for attrs, name in block_attrs:
-        value = attrs[name]
-        attrs[name] = [program.blocks[i] for i in value] if isinstance(value, list) else program.blocks[value]
+    for op, name in block_attrs:          # sub-block indices become the Blocks, as the builders make them
+        value = op.attrs[name]
+        op.attrs[name] = ([as_sub_block_attr(program.blocks[i]) for i in value] if isinstance(value, list)
+                          else as_sub_block_attr(program.blocks[value]))
     program._bump()
     return program, feed_names, fetch_names

@@ -203,3 +203,64 @@ def test_own_format_is_not_mistaken_for_protobuf():
     assert not pp.looks_like_program_desc(data)
     with open(os.path.join(MODELS, 'mlp_v18', '__model__'), 'rb') as f:
         assert pp.looks_like_program_desc(f.read())
+
+
+# --- programs with control flow, and values newer than the schema ---------------------------------------------
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golden', 'programs')
+SUB_BLOCK_OPS = {
+    'control_flow_v18': [['tanh', 'scale', 'assign', 'increment', 'less_than'], ['scale', 'assign'],
+                         ['scale', 'assign']],
+    'control_flow_v26': [['scale', 'tanh', 'scale', 'less_than', 'assign', 'assign', 'assign'], ['scale', 'assign'],
+                         ['scale', 'assign']],
+}
+
+
+@pytest.mark.parametrize('name', sorted(SUB_BLOCK_OPS))
+def test_paddle_program_with_control_flow_keeps_its_block_structure_and_runs(name):
+    with open(os.path.join(PROGRAMS, name + '.pdmodel'), 'rb') as f:
+        program, feeds, fetches = pp.program_from_protobuf(f.read())
+    assert feeds == [] and fetches == []
+    assert [(b.idx, b.parent_idx, b.forward_block_idx) for b in program.blocks] == \
+        [(0, -1, -1), (1, 0, -1), (2, 0, -1), (3, 0, -1)]
+    assert [[op.type for op in b.ops] for b in program.blocks[1:]] == SUB_BLOCK_OPS[name]
+    top = program.global_block().ops
+    # sub_block attributes are the Blocks themselves, as the builders make them
+    assert [(op.type, op.attr('sub_block').idx) for op in top if op.type in ('while', 'conditional_block')] == \
+        [('while', 1), ('conditional_block', 2), ('conditional_block', 3)]
+    assert str(next(op for op in top if op.type == 'while').attr('sub_block')) == 'block[1]'
+    slice_op = next(op for op in top if op.type == 'slice')
+    assert (slice_op.attr('axes'), slice_op.attr('starts'), slice_op.attr('ends')) == ([0], [1], [5])
+    if name.endswith('v18'):
+        block = program.global_block()
+        assert block.var('embedding_0.w_0@GRAD').type == VarType.SELECTED_ROWS
+        assert next(op for op in top if op.type == 'lookup_table').attr('is_sparse') is True
+        assert isinstance(block.var('embedding_0.w_0'), Parameter) and block.var('ids').lod_level == 0
+    io = np.load(os.path.join(PROGRAMS, name + '.io.npz'))
+    out = next(op for op in top if op.type == 'softmax').output('Out')[0]
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        for key in io.files:
+            if key.startswith('param.'):
+                fluid.global_scope().var(key[len('param.'):]).get_tensor().set(io[key])
+        got, = exe.run(program, feed={k[3:]: io[k] for k in io.files if k.startswith('in.')}, fetch_list=[out])
+        clone = program.clone()                       # a clone keeps the sub-blocks its ops run
+        again, = exe.run(clone, feed={k[3:]: io[k] for k in io.files if k.startswith('in.')}, fetch_list=[out])
+    np.testing.assert_allclose(got, io['out'], rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(again, got)
+
+
+def test_types_newer_than_the_schema_are_kept_as_well_as_they_can_be():
+    """A later Paddle's AttrType or VarType is an unknown enum value to framework.proto: protobuf keeps it as an
+    unknown field. The attribute keeps its value field, the variable becomes RAW, a tensor of an unknown data type
+    gets the dtype RAW."""
+    variables = [var_desc('x', (2,)), var_desc('future_kind', (2,), kind=40),
+                 field(1, 'future_dtype') + field(2, field(1, 7) + field(3, field(1, field(1, 60) + field(2, 2))))]
+    attrs = field(4, attr('future_attr', 40, field(13, 1 << 40))) + field(4, attr('alpha', 1, field(4, struct.pack(
+        '<f', 0.5), wire=5)))
+    program, _, _ = pp.program_from_protobuf(program_desc([op_desc('relu', {'X': ['x']}, {'Out': ['x']}, attrs)],
+                                                          variables))
+    block = program.global_block()
+    assert block.ops[0].attr('future_attr') == 1 << 40 and block.ops[0].attr('alpha') == 0.5
+    assert block.var('future_kind').type == VarType.RAW
+    assert block.var('future_dtype').dtype == VarType.RAW and block.var('future_dtype').shape == (2,)
