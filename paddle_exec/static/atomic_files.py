@@ -6,7 +6,8 @@ any moment leaves either the old set or the new one, never a mix:
 
 1. `add(name, chunks)` writes a new file's bytes at once into an *unnamed* file of the target folder (Linux
    `O_TMPFILE`) and fsyncs it. Killed here, the kernel frees it: the folder holds no trace of the save.
-   Where O_TMPFILE is missing, the file is a named temporary (`.paddle_exec-tmp-<tag>-<n>`) instead.
+   Where O_TMPFILE is missing, the file is a named temporary (`.paddle_exec-tmp-<tag>-<n>`) instead; so are
+   all but the last `MAX_UNNAMED` files of a big set, whose descriptors would otherwise pile up.
 2. `commit()` links every new file to its temporary name, then writes the journal
    `.paddle_exec-commit-<tag>` (which temporary becomes which file, created whole by a link or rename) and
    fsyncs the folder. **The journal is the commit point.**
@@ -37,11 +38,12 @@ import time
 
 import psutil
 
-__all__ = []   # internal: used by static.io, static.inference_model, static.state_files
+__all__ = []   # internal: used by static.io, var_files, inference_model and pickled_state
 
 TMP_PREFIX = '.paddle_exec-tmp-'
 JOURNAL_PREFIX = '.paddle_exec-commit-'
 COMMIT_WAIT = 10.0
+MAX_UNNAMED = 64            # unnamed files held open by one FileSet (each is an open descriptor until commit)
 _TAG = re.compile(r'^(\d+)-(\d+)-')
 
 
@@ -200,6 +202,9 @@ class FileSet:
         tmp_name = '%s%s-%d' % (TMP_PREFIX, self.tag, self._made)
         self._made += 1
         self._files[name] = _NewFile(self.folder, name, tmp_name, chunks)
+        unnamed = [f for f in self._files.values() if f.fd is not None]
+        for new in unnamed[:len(unnamed) - MAX_UNNAMED]:
+            new.link()
 
     def discard(self) -> None:
         for new in self._files.values():

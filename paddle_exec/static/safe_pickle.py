@@ -37,6 +37,10 @@ class UnsafePickleError(pickle.UnpicklingError):
     """A pickle names a Python global a Paddle checkpoint never holds; nothing from the file was run."""
 
 
+class _Refusal(UnsafePickleError):
+    """Raised by the stand-ins below, before the file is known: `_load` names it."""
+
+
 class CorruptFileError(ValueError, RuntimeError):
     """A checkpoint file is truncated or damaged: the message names the file, the variable and the bytes. Both a
     ValueError and a RuntimeError (what Paddle's load ops raise, and paddle_exec's earlier checks did)."""
@@ -47,20 +51,20 @@ class CorruptFileError(ValueError, RuntimeError):
 def _numpy_dtype(*args):
     dtype = np.dtype(*args)
     if dtype.hasobject:
-        raise UnsafePickleError('object arrays are refused')
+        raise _Refusal('object arrays are refused')
     return dtype
 
 
 def _numpy_scalar(dtype, *args):
     if not isinstance(dtype, np.dtype) or dtype.hasobject:
-        raise UnsafePickleError('numpy scalars of object type are refused')
+        raise _Refusal('numpy scalars of object type are refused')
     return _NUMPY_SCALAR(dtype, *args)
 
 
 def _latin1_bytes(*args, **kwargs):
     """_codecs.encode(text, 'latin1'), protocol 2's spelling of bytes."""
     if kwargs or len(args) != 2 or args[1] not in ('latin1', 'latin-1') or not isinstance(args[0], str):
-        raise UnsafePickleError("it asks for the Python global '_codecs.encode' other than as protocol 2's "
+        raise _Refusal("it asks for the Python global '_codecs.encode' other than as protocol 2's "
                                 "encode(text, 'latin1') (nothing from the file was run)")
     return args[0].encode('latin1')
 
@@ -69,7 +73,7 @@ def _paddle_lod_tensor(*args, **kwargs):
     """Paddle 2.x pickles a LoDTensor as eval('data', {'data': array}): give the array, evaluate nothing."""
     if kwargs or len(args) != 2 or args[0] != 'data' or not isinstance(args[1], dict) or \
             set(args[1]) != {'data'} or not isinstance(args[1]['data'], np.ndarray):
-        raise UnsafePickleError("it asks for the Python global 'builtins.eval' other than as Paddle's "
+        raise _Refusal("it asks for the Python global 'builtins.eval' other than as Paddle's "
                                 "eval('data', {'data': array}) (nothing was evaluated)")
     return args[1]['data']
 
@@ -148,10 +152,10 @@ def load_pickle(path: str, extra_globals: dict | None = None):
 def _load(file, data, source: str, extra: dict, path: str | None = None):
     try:
         obj = _Unpickler(file, source, extra).load()
-    except UnsafePickleError as e:
-        if str(e).startswith('Refusing'):
-            raise
+    except _Refusal as e:
         raise UnsafePickleError('Refusing to load %s: %s' % (source, e)) from None
+    except UnsafePickleError:
+        raise
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError,
             struct.error, OverflowError, MemoryError) as e:
         if data is None:

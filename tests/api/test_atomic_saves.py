@@ -62,6 +62,19 @@ def test_a_file_set_replaces_the_old_files_together(tmp_path, temp_mode):
     assert strays(tmp_path) == []
 
 
+def test_a_big_set_holds_few_descriptors(tmp_path):
+    """A save_persistables of thousands of variables must not run out of file descriptors."""
+    def open_fds():
+        return len(os.listdir('/proc/self/fd'))
+    before = open_fds()
+    with FileSet(str(tmp_path)) as files:
+        for i in range(300):
+            files.add('v%d' % i, b'%d' % i)
+            assert open_fds() - before <= atomic_files.MAX_UNNAMED + 1
+    assert len(listing(tmp_path)) == 300 and (tmp_path / 'v299').read_bytes() == b'299'
+    assert strays(tmp_path) == [] and open_fds() == before
+
+
 def test_a_failure_before_the_commit_point_leaves_the_old_files(tmp_path, temp_mode, monkeypatch):
     with FileSet(str(tmp_path)) as files:
         files.add('a', b'old a')
