@@ -10,6 +10,7 @@ from . import framework, static, nn, optimizer, regularizer, fluid
 from .framework import CPUPlace, CUDAPlace, is_compiled_with_cuda
 from .framework.dtype import VarType as dtype
 from .param_attr import ParamAttr
+from .static.pickled_state import load, save
 from .tensor import *
 from .utils_compat import *
 

@@ -1,42 +1,37 @@
 """Writing a Program as Paddle's ProgramDesc protobuf, the `__model__` / `*.pdmodel` real Paddle 1.8 and 2.x load.
 
-The mirror of `paddle_proto`, with the same schemas (its `PROGRAM_DESC` ... `TENSOR_DESC` dicts and `AttrType`),
-in two layers and without the protobuf package:
+The mirror of `paddle_proto`, on the same schema (`framework_pb2`, generated from `framework.proto`): this module
+builds the messages and the `protobuf` runtime serializes them (fields in number order, repeated scalars
+unpacked as proto2 declares them, negative ints as ten-byte varints, the bytes Paddle's C++ writes).
 
-1. `encode_message(msg, schema)`: a {field name: value} dict (the shape `parse_message` returns) to wire bytes.
-   Fields go out in field-number order, as protobuf's C++ serializer writes them; repeated scalars unpacked
-   (proto2's default, which framework.proto uses); negative ints as ten-byte two's-complement varints; an
-   absent key or an empty repeated field writes nothing.
-
-2. `program_desc(program, feed_names, fetch_names)`: the ProgramDesc as such dicts.
-   - Blocks with idx, parent_idx (forward_block_idx when set); each variable's VarType (LOD_TENSOR with its
-     TensorDesc dims and data type and lod_level, SELECTED_ROWS, LOD_TENSOR_ARRAY; holder types such as
-     FEED_MINIBATCH by type alone), persistable always (as Paddle writes it), need_check_feed, stop_gradient and
-     is_parameter when true. 1.8 does not know the last two fields and keeps them as unknown fields; 2.x reads
-     them back into Parameters.
-   - Ops with every slot, empty ones too, slots and attributes sorted by name as Paddle's maps hold them.
-     An attribute's AttrType is Paddle's declared one: the bookkeeping attributes' fixed types, then
-     `DECLARED_ATTR_TYPES` (what a Python value cannot tell), then the type of the op's registered default,
-     then the value's own type (an empty list of unknown kind is INTS, as Paddle's pybind makes of `[]`). The
-     value is converted to that type (`scale=2` is written as FLOAT 2.0, as Paddle's Operator does); a value
-     that does not convert raises a TypeError naming the op and the attribute. None values are left out, as
-     Paddle's Operator leaves them out.
-   - For an inference model (`feed_names` / `fetch_names` given), what Paddle's save_inference_model adds:
-     a persistable `feed` variable (FEED_MINIBATCH) and one `feed` op per feed target, each *prepended* in turn
-     (so `col` n-1 comes first, `col` 0 last), and a persistable `fetch` variable (FETCH_LIST) with one `fetch`
-     op per target appended in `col` order.
-   - `version` 0 (the proto default: a program of no particular Paddle release) and no op_version_map. Both
-     1.8.5 and 2.6.2 accept any version (`_is_program_version_supported` is true for all). 2.x's
-     program_converter.cc takes a program without op_version_map for a legacy one and stamps the current map on
-     it; it rewrites only set_value / fill_any_like ops listed at an older version, so nothing here. Checked side
-     by side: 2.6.2's load_inference_model + Executor and its inference predictor (IR passes on) run these files.
+`program_desc(program, feed_names, fetch_names)` builds the ProgramDesc message:
+- Blocks with idx, parent_idx (forward_block_idx when set); each variable's VarType (LOD_TENSOR with its
+  TensorDesc dims and data type and lod_level, SELECTED_ROWS, LOD_TENSOR_ARRAY; holder types such as
+  FEED_MINIBATCH by type alone), persistable always (as Paddle writes it), need_check_feed, stop_gradient and
+  is_parameter when true. 1.8 does not know the last two fields and keeps them as unknown fields; 2.x reads
+  them back into Parameters.
+- Ops with every slot, empty ones too, slots and attributes sorted by name as Paddle's maps hold them.
+  An attribute's AttrType is Paddle's declared one: the bookkeeping attributes' fixed types, then
+  `DECLARED_ATTR_TYPES` (what a Python value cannot tell), then the type of the op's registered default,
+  then the value's own type (an empty list of unknown kind is INTS, as Paddle's pybind makes of `[]`). The
+  value is converted to that type (`scale=2` is written as FLOAT 2.0, as Paddle's Operator does); a value
+  that does not convert raises a TypeError naming the op and the attribute. None values are left out, as
+  Paddle's Operator leaves them out.
+- For an inference model (`feed_names` / `fetch_names` given), what Paddle's save_inference_model adds:
+  a persistable `feed` variable (FEED_MINIBATCH) and one `feed` op per feed target, each *prepended* in turn
+  (so `col` n-1 comes first, `col` 0 last), and a persistable `fetch` variable (FETCH_LIST) with one `fetch`
+  op per target appended in `col` order.
+- `version` 0 (the proto default: a program of no particular Paddle release) and no op_version_map. Both
+  1.8.5 and 2.6.2 accept any version (`_is_program_version_supported` is true for all). 2.x's
+  program_converter.cc takes a program without op_version_map for a legacy one and stamps the current map on
+  it; it rewrites only set_value / fill_any_like ops listed at an older version, so nothing here. Checked side
+  by side: 2.6.2's load_inference_model + Executor and its inference predictor (IR passes on) run these files.
 
     data = program_to_protobuf(pruned, ['x'], ['fc_0.tmp_1'])      # loads in fluid.io.load_inference_model
 """
 from __future__ import annotations
 
 import numbers
-import struct
 
 import numpy as np
 
@@ -44,87 +39,13 @@ from ..framework import registry
 from ..framework.dtype import VarType
 from ..framework.program import Block, Program
 from ..framework.variable import Parameter, Variable
-from .paddle_proto import (
-    ATTR_VALUE_FIELD,
-    PROGRAM_DESC,
-    WIRE_FIXED32,
-    WIRE_FIXED64,
-    WIRE_LEN,
-    WIRE_VARINT,
-    AttrType,
-)
+from . import framework_pb2
+from .paddle_proto import ATTR_VALUE_FIELD, REPEATED_ATTR_FIELDS, AttrType
 
 __all__ = []   # internal: used by static.io (save, save_inference_model)
 
 PROGRAM_VERSION = 0
 FEED_HOLDER, FETCH_HOLDER = 'feed', 'fetch'
-
-# --- wire format ------------------------------------------------------------------------------------------------
-
-_INT_RANGES = {'int32': (-2 ** 31, 2 ** 31 - 1), 'int64': (-2 ** 63, 2 ** 63 - 1), 'enum': (-2 ** 31, 2 ** 31 - 1),
-               'uint32': (0, 2 ** 32 - 1), 'uint64': (0, 2 ** 64 - 1), 'bool': (0, 1)}
-
-
-def encode_varint(n: int) -> bytes:
-    """Base-128 varint of `n`; negative values as their 64-bit two's complement (ten bytes)."""
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _key(number: int, wire: int) -> bytes:
-    return encode_varint(number << 3 | wire)
-
-
-def _encode_scalar(name: str, kind: str, value) -> tuple[int, bytes]:
-    """(wire type, payload) of one scalar value."""
-    if kind in _INT_RANGES:
-        if isinstance(value, (bool, np.bool_)) and kind != 'bool':
-            value = int(value)
-        if not isinstance(value, (numbers.Integral, np.bool_)):
-            raise TypeError('protobuf field %s (%s) takes an integer, got %r' % (name, kind, value))
-        low, high = _INT_RANGES[kind]
-        if not low <= int(value) <= high:
-            raise ValueError('protobuf field %s (%s) cannot hold %d' % (name, kind, value))
-        return WIRE_VARINT, encode_varint(int(value))
-    if kind == 'float':
-        return WIRE_FIXED32, struct.pack('<f', value)
-    if kind == 'double':
-        return WIRE_FIXED64, struct.pack('<d', value)
-    if kind == 'string':
-        if not isinstance(value, (str, bytes)):
-            raise TypeError('protobuf field %s takes a string, got %r' % (name, value))
-        value = value.encode('utf-8') if isinstance(value, str) else value
-        return WIRE_LEN, encode_varint(len(value)) + value
-    if kind == 'bytes':
-        return WIRE_LEN, encode_varint(len(value)) + bytes(value)
-    raise ValueError('unknown protobuf field kind %r' % kind)
-
-
-def encode_message(msg: dict, schema: dict) -> bytes:
-    """The wire bytes of `msg` ({field name: value}, lists for repeated fields, dicts for nested messages)."""
-    by_name = {name: (number, kind, repeated) for number, (name, kind, repeated) in schema.items()}
-    unknown = set(msg) - set(by_name)
-    if unknown:
-        raise ValueError('protobuf message has no field %s' % ', '.join(sorted(unknown)))
-    out = []
-    for number, (name, kind, repeated) in sorted(schema.items()):
-        if name not in msg or msg[name] is None:
-            continue
-        values = msg[name] if repeated else [msg[name]]
-        for value in values:
-            if isinstance(kind, dict):
-                payload = encode_message(value, kind)
-                out += [_key(number, WIRE_LEN), encode_varint(len(payload)), payload]
-            else:
-                wire, payload = _encode_scalar(name, kind, value)
-                out += [_key(number, wire), payload]
-    return b''.join(out)
-
 
 # --- attribute types ------------------------------------------------------------------------------------------
 
@@ -385,15 +306,21 @@ def _convert(atype: AttrType, value):
     raise ValueError('paddle_exec writes no %s attributes' % atype.name)
 
 
-def attr_desc(op_type: str, name: str, value) -> dict:
-    """An OpDesc.Attr message (as a dict) for attribute `name` of an op of type `op_type`."""
+def attr_desc(op_type: str, name: str, value) -> framework_pb2.OpDesc.Attr:
+    """The OpDesc.Attr message for attribute `name` of an op of type `op_type`."""
     atype = attr_type(op_type, name, value)
     try:
         converted = _convert(atype, value)
     except ValueError as e:
         raise TypeError("Attribute '%s' of operator '%s' holds %r, which cannot be written as Paddle's %s: %s"
                         % (name, op_type, value, atype.name, e)) from None
-    return {'name': name, 'type': int(atype), ATTR_VALUE_FIELD[atype]: converted}
+    attr = framework_pb2.OpDesc.Attr(name=name, type=int(atype))
+    field = ATTR_VALUE_FIELD[atype]
+    if field in REPEATED_ATTR_FIELDS:
+        getattr(attr, field).extend(converted)
+    else:
+        setattr(attr, field, converted)
+    return attr
 
 
 # --- variables ----------------------------------------------------------------------------------------------
@@ -405,79 +332,96 @@ _DATA_TYPES = frozenset((VarType.BOOL, VarType.INT16, VarType.INT32, VarType.INT
                          VarType.COMPLEX128))
 
 
-def _tensor_desc(var: Variable) -> dict:
-    dtype = var.dtype
+def tensor_desc(name: str, dtype, dims) -> framework_pb2.VarType.TensorDesc:
+    """The TensorDesc of a tensor named `name` (for the error) with data type `dtype` and shape `dims`."""
     if dtype not in _DATA_TYPES:
         raise TypeError("Variable '%s' has data type %s, which a Paddle TensorDesc cannot describe"
-                        % (var.name, dtype.name if isinstance(dtype, VarType) else dtype))
-    return {'data_type': int(dtype), 'dims': [int(d) for d in var.shape] if var.has_shape() else []}
+                        % (name, dtype.name if isinstance(dtype, VarType) else dtype))
+    return framework_pb2.VarType.TensorDesc(data_type=int(dtype), dims=[int(d) for d in dims])
 
 
-def var_desc(var: Variable) -> dict:
-    """A VarDesc message (as a dict) for `var`."""
+def var_desc(var: Variable) -> framework_pb2.VarDesc:
+    """The VarDesc message of `var`."""
     kind = var.type
-    vtype = {'type': int(kind)}
-    if kind == VarType.LOD_TENSOR:
-        vtype['lod_tensor'] = {'tensor': _tensor_desc(var), 'lod_level': int(var.lod_level)}
-    elif kind == VarType.LOD_TENSOR_ARRAY:
-        vtype['tensor_array'] = {'tensor': _tensor_desc(var), 'lod_level': int(var.lod_level)}
-    elif kind == VarType.SELECTED_ROWS:
-        vtype['selected_rows'] = _tensor_desc(var)
+    desc = framework_pb2.VarDesc(name=var.name, persistable=bool(var.persistable))
+    desc.type.type = int(kind)
+    if kind in (VarType.LOD_TENSOR, VarType.LOD_TENSOR_ARRAY, VarType.SELECTED_ROWS):
+        tensor = tensor_desc(var.name, var.dtype, var.shape if var.has_shape() else [])
+        if kind == VarType.SELECTED_ROWS:
+            desc.type.selected_rows.CopyFrom(tensor)
+        else:
+            holder = desc.type.lod_tensor if kind == VarType.LOD_TENSOR else desc.type.tensor_array
+            holder.tensor.CopyFrom(tensor)
+            holder.lod_level = int(var.lod_level)
     elif kind not in _TYPE_ONLY:
         raise TypeError("Variable '%s' has type %s, which paddle_exec cannot write to a Paddle ProgramDesc"
                         % (var.name, getattr(kind, 'name', kind)))
-    desc = {'name': var.name, 'type': vtype, 'persistable': bool(var.persistable)}
     if var.need_check_feed:
-        desc['need_check_feed'] = True
+        desc.need_check_feed = True
     if isinstance(var, Parameter):
-        desc['is_parameter'] = True
+        desc.is_parameter = True
     if var.stop_gradient:
-        desc['stop_gradient'] = True
+        desc.stop_gradient = True
     return desc
+
+
+def _holder_var(name: str, kind: VarType) -> framework_pb2.VarDesc:
+    return framework_pb2.VarDesc(name=name, type=framework_pb2.VarType(type=int(kind)), persistable=True)
 
 
 # --- ops and blocks -------------------------------------------------------------------------------------------
 
-def op_desc(op_type: str, inputs: dict, outputs: dict, attrs: dict) -> dict:
-    """An OpDesc message (as a dict): slots and attributes in name order."""
-    return {'type': op_type,
-            'inputs': [{'parameter': slot, 'arguments': list(inputs[slot])} for slot in sorted(inputs)],
-            'outputs': [{'parameter': slot, 'arguments': list(outputs[slot])} for slot in sorted(outputs)],
-            'attrs': [attr_desc(op_type, name, attrs[name]) for name in sorted(attrs) if attrs[name] is not None]}
+def op_desc(op_type: str, inputs: dict, outputs: dict, attrs: dict) -> framework_pb2.OpDesc:
+    """The OpDesc message of an op: slots and attributes in name order."""
+    slot = framework_pb2.OpDesc.Var
+    return framework_pb2.OpDesc(
+        type=op_type,
+        inputs=[slot(parameter=name, arguments=list(inputs[name])) for name in sorted(inputs)],
+        outputs=[slot(parameter=name, arguments=list(outputs[name])) for name in sorted(outputs)],
+        attrs=[attr_desc(op_type, name, attrs[name]) for name in sorted(attrs) if attrs[name] is not None])
 
 
-def _holder_op(op_type: str, col: int, inputs: dict, outputs: dict) -> dict:
+def _holder_op(op_type: str, col: int, inputs: dict, outputs: dict) -> framework_pb2.OpDesc:
     attrs = {'col': col, 'op_role': 0, 'op_role_var': [], 'op_namescope': '/', 'op_device': ''}
     return op_desc(op_type, inputs, outputs, attrs)
 
 
-def block_desc(block: Block) -> dict:
-    desc = {'idx': block.idx, 'parent_idx': block.parent_idx, 'vars': [var_desc(v) for v in block.vars.values()],
-            'ops': [op_desc(op.type, op.inputs, op.outputs, op.attrs) for op in block.ops]}
+def block_desc(block: Block, extra_vars=(), ops_before=(), ops_after=()) -> framework_pb2.BlockDesc:
+    """The BlockDesc message of `block`; the extras are Paddle's feed / fetch holders and ops."""
+    ops = [op_desc(op.type, op.inputs, op.outputs, op.attrs) for op in block.ops]
+    desc = framework_pb2.BlockDesc(idx=block.idx, parent_idx=block.parent_idx,
+                                   vars=[var_desc(v) for v in block.vars.values()] + list(extra_vars),
+                                   ops=list(ops_before) + ops + list(ops_after))
     if block.forward_block_idx != -1:
-        desc['forward_block_idx'] = block.forward_block_idx
+        desc.forward_block_idx = block.forward_block_idx
     return desc
 
 
-def program_desc(program: Program, feed_names=None, fetch_names=None) -> dict:
-    """The ProgramDesc message (as a dict) of `program`, with Paddle's feed and fetch ops when names are given."""
-    blocks = [block_desc(b) for b in program.blocks]
-    top = blocks[0]
-    if feed_names:
-        if FEED_HOLDER in program.global_block().vars:
-            raise ValueError("the program already has a variable named '%s', the name of Paddle's feed holder"
-                             % FEED_HOLDER)
-        top['vars'].append({'name': FEED_HOLDER, 'type': {'type': int(VarType.FEED_MINIBATCH)}, 'persistable': True})
-        for col, name in enumerate(feed_names):
-            top['ops'].insert(0, _holder_op('feed', col, {'X': [FEED_HOLDER]}, {'Out': [name]}))
-    if fetch_names is not None:
-        if FETCH_HOLDER in program.global_block().vars:
-            raise ValueError("the program already has a variable named '%s', the name of Paddle's fetch holder"
-                             % FETCH_HOLDER)
-        top['vars'].append({'name': FETCH_HOLDER, 'type': {'type': int(VarType.FETCH_LIST)}, 'persistable': True})
-        for col, name in enumerate(fetch_names):
-            top['ops'].append(_holder_op('fetch', col, {'X': [name]}, {'Out': [FETCH_HOLDER]}))
-    return {'blocks': blocks, 'version': {'version': PROGRAM_VERSION}}
+def _holders(program: Program, feed_names, fetch_names) -> dict:
+    """block_desc's extras for the global block of an inference model."""
+    holders = {'extra_vars': [], 'ops_before': [], 'ops_after': []}
+    for names, holder, kind in ((feed_names, FEED_HOLDER, VarType.FEED_MINIBATCH),
+                                (fetch_names, FETCH_HOLDER, VarType.FETCH_LIST)):
+        if names is None or (holder == FEED_HOLDER and not names):
+            continue
+        if holder in program.global_block().vars:
+            raise ValueError("the program already has a variable named '%s', the name of Paddle's %s holder"
+                             % (holder, holder))
+        holders['extra_vars'].append(_holder_var(holder, kind))
+    for col, name in enumerate(feed_names or ()):
+        holders['ops_before'].insert(0, _holder_op('feed', col, {'X': [FEED_HOLDER]}, {'Out': [name]}))
+    for col, name in enumerate(fetch_names or ()):
+        holders['ops_after'].append(_holder_op('fetch', col, {'X': [name]}, {'Out': [FETCH_HOLDER]}))
+    return holders
+
+
+def program_desc(program: Program, feed_names=None, fetch_names=None) -> framework_pb2.ProgramDesc:
+    """The ProgramDesc message of `program`, with Paddle's feed and fetch ops when names are given."""
+    blocks = [block_desc(b, **(_holders(program, feed_names, fetch_names) if i == 0 else {}))
+              for i, b in enumerate(program.blocks)]
+    desc = framework_pb2.ProgramDesc(blocks=blocks)
+    desc.version.version = PROGRAM_VERSION
+    return desc
 
 
 def program_to_protobuf(program: Program, feed_names=None, fetch_names=None) -> bytes:
@@ -485,5 +429,4 @@ def program_to_protobuf(program: Program, feed_names=None, fetch_names=None) -> 
     names are given, else the plain program (`static.save`'s `.pdmodel`)."""
     if not isinstance(program, Program):
         raise TypeError('program_to_protobuf expects a Program, got %s' % type(program).__name__)
-    return encode_message(program_desc(program, feed_names, fetch_names), PROGRAM_DESC)
-
+    return program_desc(program, feed_names, fetch_names).SerializeToString()

@@ -1,6 +1,7 @@
 """Inference models written by real Paddle (1.8.5 `fluid.io.save_inference_model`, 2.6.2
 `paddle.static.save_inference_model`, in tests/golden/models/) load with load_inference_model and reproduce
-Paddle's output; plus the protobuf wire decoder of paddle_exec.static.paddle_proto on hand-built bytes."""
+Paddle's output; plus the reading of hand-built ProgramDesc bytes (encoded by tests/api/wire.py, independently
+of the protobuf runtime) through framework.proto."""
 import os
 import struct
 
@@ -11,7 +12,11 @@ import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.framework import VarType
 from paddle_exec.framework.variable import Parameter
+from paddle_exec.static import framework_pb2 as fp
+from paddle_exec.static import legacy_program
 from paddle_exec.static import paddle_proto as pp
+
+from .wire import field, varint
 
 MODELS = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golden', 'models')
 
@@ -78,72 +83,55 @@ def test_fluid_io_load_inference_model_reads_paddle_models():
     np.testing.assert_allclose(got, io['out'], rtol=1e-5, atol=1e-6)
 
 
-# --- a minimal encoder for hand-built messages ----------------------------------------------------------------
-
-def varint(n):
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n >> 7 else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
-def field(number, value, wire=None):
-    if isinstance(value, str):
-        value = value.encode()
-    if isinstance(value, bytes) and wire is None:
-        return varint(number << 3 | 2) + varint(len(value)) + value
-    if wire == 5:
-        return varint(number << 3 | 5) + value
-    if wire == 1:
-        return varint(number << 3 | 1) + value
-    return varint(number << 3) + varint(int(value))
-
-
-# --- the wire decoder ---------------------------------------------------------------------------------------
+# --- the wire format, as framework.proto and the protobuf runtime read it ------------------------------------
 
 def test_varint_multi_byte_and_negative_ints():
-    assert pp.read_varint(b'\xac\x02', 0) == (300, 2)
-    assert pp.read_varint(b'\x00\xff\xff\x03', 1) == (65535, 4)
-    schema = {1: ('a', 'int32', False), 2: ('b', 'int64', False), 3: ('c', 'uint64', False)}
-    buf = field(1, -1) + field(2, -(1 << 40)) + field(3, 1 << 63)
+    assert varint(300) == b'\xac\x02' and varint(65535) == b'\xff\xff\x03'
+    attr = fp.OpDesc.Attr.FromString(field(1, 'a') + field(2, 0) + field(3, -1) + field(13, -(1 << 40))
+                                     + field(12, 300))
     assert len(varint(-1)) == 10      # negative int32 is sign-extended to ten bytes, not zigzagged
-    assert pp.parse_message(buf, schema) == {'a': -1, 'b': -(1 << 40), 'c': 1 << 63}
-    with pytest.raises(ValueError, match='truncated varint'):
-        pp.read_varint(b'\x80\x80', 0)
+    assert (attr.i, attr.l, attr.block_idx) == (-1, -(1 << 40), 300)
+    assert attr.SerializeToString().startswith(field(1, 'a') + field(2, 0) + b'\x18' + b'\xff' * 9 + b'\x01')
+    with pytest.raises(ValueError, match='not a valid Paddle ProgramDesc'):
+        pp.parse_program_desc(field(1, field(1, 0))[:-1] + b'\x80\x80', "'truncated'")
 
 
 def test_repeated_fields_packed_and_unpacked():
-    schema = {1: ('ints', 'int64', True), 2: ('floats', 'float', True), 3: ('names', 'string', True),
-              4: ('doubles', 'double', True), 5: ('flags', 'bool', True)}
     packed_ints = b''.join(varint(v) for v in (1, 300, -2))
-    buf = (field(1, packed_ints) + field(1, 7)                          # a packed run, then an unpacked element
-           + field(2, struct.pack('<ff', 0.5, -2.25)) + field(2, struct.pack('<f', 3.0), wire=5)
-           + field(3, 'a') + field(3, 'bc')
-           + field(4, struct.pack('<d', 0.1), wire=1)
-           + field(5, b'\x01\x00\x01'))
-    msg = pp.parse_message(buf, schema)
-    assert msg == {'ints': [1, 300, -2, 7], 'floats': [0.5, -2.25, 3.0], 'names': ['a', 'bc'], 'doubles': [0.1],
-                   'flags': [True, False, True]}
-    assert pp.parse_message(b'', schema) == {'ints': [], 'floats': [], 'names': [], 'doubles': [], 'flags': []}
+    buf = (field(1, 'x') + field(2, 3)
+           + field(6, packed_ints) + field(6, 7)                        # a packed run, then an unpacked element
+           + field(7, struct.pack('<ff', 0.5, -2.25)) + field(7, struct.pack('<f', 3.0), wire=5)
+           + field(8, 'a') + field(8, 'bc')
+           + field(16, struct.pack('<d', 0.1), wire=1)
+           + field(11, b'\x01\x00\x01'))
+    attr = fp.OpDesc.Attr.FromString(buf)
+    assert (list(attr.ints), list(attr.floats), list(attr.strings), list(attr.float64s), list(attr.bools)) == \
+        ([1, 300, -2, 7], [0.5, -2.25, 3.0], ['a', 'bc'], [0.1], [True, False, True])
+    empty = fp.OpDesc.Attr.FromString(field(1, 'x') + field(2, 3))
+    assert (list(empty.ints), list(empty.floats), list(empty.strings)) == ([], [], [])
+    # written unpacked, one key per element, as proto2's framework.proto declares them and Paddle writes them
+    assert fp.OpDesc.Attr(name='x', type=3, ints=[1, 2]).SerializeToString() == \
+        field(1, 'x') + field(2, 3) + field(6, 1) + field(6, 2)
 
 
 def test_nested_messages_unknown_fields_and_last_value_wins():
-    inner = {1: ('data_type', 'enum', False), 2: ('dims', 'int64', True)}
-    outer = {1: ('name', 'string', False), 2: ('tensor', inner, False), 3: ('items', inner, True)}
     tensor = field(1, 5) + field(2, -1) + field(2, 13)
-    buf = (field(1, 'old') + field(9, 'an unknown field') + field(10, 42) + field(11, b'\0\0\0\0', wire=5)
-           + field(2, tensor) + field(3, field(1, 3)) + field(3, field(2, varint(2) + varint(2))) + field(1, 'x'))
-    assert pp.parse_message(buf, outer) == {'name': 'x', 'tensor': {'data_type': 5, 'dims': [-1, 13]},
-                                            'items': [{'data_type': 3, 'dims': []}, {'dims': [2, 2]}]}
-    with pytest.raises(ValueError, match='must be a message'):
-        pp.parse_message(field(2, 7), outer)
-    with pytest.raises(ValueError, match='wire type 3'):
-        pp.decode_fields(varint(1 << 3 | 3))
-    with pytest.raises(ValueError, match='truncated'):
-        pp.decode_fields(field(1, 'abcdef')[:-2])
+    vtype = field(1, 7) + field(3, field(1, tensor)) + field(20, 'an unknown field')
+    buf = (field(1, 'old') + field(99, 'an unknown field') + field(100, 42)
+           + field(101, b'\0\0\0\0', wire=5) + field(2, vtype) + field(1, 'x'))
+    var = fp.VarDesc.FromString(buf)
+    assert var.name == 'x'
+    assert (var.type.lod_tensor.tensor.data_type, list(var.type.lod_tensor.tensor.dims)) == (5, [-1, 13])
+    # unknown fields survive a round trip (newer Paddle fields are not lost)
+    assert fp.VarDesc.FromString(var.SerializeToString()) == var
+    assert field(99, 'an unknown field') in var.SerializeToString()
+    with pytest.raises(ValueError, match="'broken' is not a valid"):
+        pp.parse_program_desc(field(1, field(3, field(1, 'abcdef')))[:-2], "'broken'")     # truncated
+    # a varint where a BlockDesc must be: protobuf keeps it as an unknown field, so the program has no block
+    with pytest.raises(ValueError, match="'broken' holds no block"):
+        pp.program_from_protobuf(field(1, 7), "'broken'")
+    with pytest.raises(ValueError, match="'broken' is not a valid"):
+        pp.parse_program_desc(varint(1 << 3 | 3), "'broken'")       # wire type 3 (a group) for blocks
 
 
 # --- a hand-built ProgramDesc -------------------------------------------------------------------------------
@@ -211,7 +199,68 @@ def test_unregistered_operator_is_named():
 
 def test_own_format_is_not_mistaken_for_protobuf():
     program = fluid.Program()
-    data = static.io.program_to_bytes(program)
+    data = legacy_program.program_to_bytes(program)
     assert not pp.looks_like_program_desc(data)
     with open(os.path.join(MODELS, 'mlp_v18', '__model__'), 'rb') as f:
         assert pp.looks_like_program_desc(f.read())
+
+
+# --- programs with control flow, and values newer than the schema ---------------------------------------------
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golden', 'programs')
+SUB_BLOCK_OPS = {
+    'control_flow_v18': [['tanh', 'scale', 'assign', 'increment', 'less_than'], ['scale', 'assign'],
+                         ['scale', 'assign']],
+    'control_flow_v26': [['scale', 'tanh', 'scale', 'less_than', 'assign', 'assign', 'assign'], ['scale', 'assign'],
+                         ['scale', 'assign']],
+}
+
+
+@pytest.mark.parametrize('name', sorted(SUB_BLOCK_OPS))
+def test_paddle_program_with_control_flow_keeps_its_block_structure_and_runs(name):
+    with open(os.path.join(PROGRAMS, name + '.pdmodel'), 'rb') as f:
+        program, feeds, fetches = pp.program_from_protobuf(f.read())
+    assert feeds == [] and fetches == []
+    assert [(b.idx, b.parent_idx, b.forward_block_idx) for b in program.blocks] == \
+        [(0, -1, -1), (1, 0, -1), (2, 0, -1), (3, 0, -1)]
+    assert [[op.type for op in b.ops] for b in program.blocks[1:]] == SUB_BLOCK_OPS[name]
+    top = program.global_block().ops
+    # sub_block attributes are the Blocks themselves, as the builders make them
+    assert [(op.type, op.attr('sub_block').idx) for op in top if op.type in ('while', 'conditional_block')] == \
+        [('while', 1), ('conditional_block', 2), ('conditional_block', 3)]
+    assert str(next(op for op in top if op.type == 'while').attr('sub_block')) == 'block[1]'
+    slice_op = next(op for op in top if op.type == 'slice')
+    assert (slice_op.attr('axes'), slice_op.attr('starts'), slice_op.attr('ends')) == ([0], [1], [5])
+    if name.endswith('v18'):
+        block = program.global_block()
+        assert block.var('embedding_0.w_0@GRAD').type == VarType.SELECTED_ROWS
+        assert next(op for op in top if op.type == 'lookup_table').attr('is_sparse') is True
+        assert isinstance(block.var('embedding_0.w_0'), Parameter) and block.var('ids').lod_level == 0
+    io = np.load(os.path.join(PROGRAMS, name + '.io.npz'))
+    out = next(op for op in top if op.type == 'softmax').output('Out')[0]
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        for key in io.files:
+            if key.startswith('param.'):
+                fluid.global_scope().var(key[len('param.'):]).get_tensor().set(io[key])
+        got, = exe.run(program, feed={k[3:]: io[k] for k in io.files if k.startswith('in.')}, fetch_list=[out])
+        clone = program.clone()                       # a clone keeps the sub-blocks its ops run
+        again, = exe.run(clone, feed={k[3:]: io[k] for k in io.files if k.startswith('in.')}, fetch_list=[out])
+    np.testing.assert_allclose(got, io['out'], rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(again, got)
+
+
+def test_types_newer_than_the_schema_are_kept_as_well_as_they_can_be():
+    """A later Paddle's AttrType or VarType is an unknown enum value to framework.proto: protobuf keeps it as an
+    unknown field. The attribute keeps its value field, the variable becomes RAW, a tensor of an unknown data type
+    gets the dtype RAW."""
+    variables = [var_desc('x', (2,)), var_desc('future_kind', (2,), kind=40),
+                 field(1, 'future_dtype') + field(2, field(1, 7) + field(3, field(1, field(1, 60) + field(2, 2))))]
+    attrs = field(4, attr('future_attr', 40, field(13, 1 << 40))) + field(4, attr('alpha', 1, field(4, struct.pack(
+        '<f', 0.5), wire=5)))
+    program, _, _ = pp.program_from_protobuf(program_desc([op_desc('relu', {'X': ['x']}, {'Out': ['x']}, attrs)],
+                                                          variables))
+    block = program.global_block()
+    assert block.ops[0].attr('future_attr') == 1 << 40 and block.ops[0].attr('alpha') == 0.5
+    assert block.var('future_kind').type == VarType.RAW
+    assert block.var('future_dtype').dtype == VarType.RAW and block.var('future_dtype').shape == (2,)

@@ -1,9 +1,9 @@
 """paddle_exec.static.paddle_proto_writer: programs written as Paddle's ProgramDesc protobuf.
 
-The bytes are checked three ways: against the decoder (`paddle_proto`, the same schemas), field by field against
-framework.proto on a small fixed program whose bytes real Paddle re-serializes identically, and by outputs: models
-saved here reload here with identical outputs, and give the numbers real Paddle 1.8.5 / 2.6.2 computed from the
-same files (recorded below)."""
+The bytes are checked three ways: against the reader (`paddle_proto`, the same framework.proto schema), field by
+field against framework.proto with an independent wire decoder (tests/api/wire.py) on a small fixed program whose
+bytes real Paddle re-serializes identically, and by outputs: models saved here reload here with identical outputs,
+and give the numbers real Paddle 1.8.5 / 2.6.2 computed from the same files (recorded below)."""
 import os
 
 import numpy as np
@@ -15,35 +15,32 @@ from paddle_exec.framework import VarType, registry, unique_name
 from paddle_exec.framework.operator import Operator
 from paddle_exec.framework.program import Program
 from paddle_exec.framework.variable import Parameter, Variable
+from paddle_exec.static import framework_pb2 as fp
 from paddle_exec.static import paddle_proto as pp
 from paddle_exec.static import paddle_proto_writer as pw
 from paddle_exec.static.paddle_proto import AttrType
+
+from . import wire
 
 L = fluid.layers
 
 
 # --- wire format ------------------------------------------------------------------------------------------------
 
-INNER = {1: ('n', 'int32', False)}
-EVERY_KIND = {1: ('i32', 'int32', False), 2: ('i64', 'int64', True), 3: ('b', 'bool', False),
-              4: ('f', 'float', True), 5: ('d', 'double', False), 6: ('s', 'string', False),
-              7: ('e', 'enum', False), 8: ('inner', INNER, True), 9: ('empty', 'string', True)}
-
-
 def test_encoding_mirrors_the_decoder():
-    msg = {'i32': -1, 'i64': [2 ** 40, -3, 0], 'b': True, 'f': [0.5, -2.0], 'd': 0.1, 's': 'héllo', 'e': 7,
-           'inner': [{'n': 1}, {'n': -2}], 'empty': []}
-    data = pw.encode_message(msg, EVERY_KIND)
-    assert pp.parse_message(data, EVERY_KIND) == msg
+    attr = fp.OpDesc.Attr(name='héllo', type=AttrType.LONGS, i=-1, longs=[2 ** 40, -3, 0], b=True,
+                          floats=[0.5, -2.0], float64=0.1, scalars=[fp.Scalar(type=2, i=1), fp.Scalar(type=2, i=-2)])
+    data = attr.SerializeToString()
+    assert fp.OpDesc.Attr.FromString(data) == attr
     # field 1 first; int32 -1 is a ten-byte two's-complement varint, as protobuf writes it
-    assert data.startswith(b'\x08' + b'\xff' * 9 + b'\x01')
+    assert data.startswith(wire.field(1, 'héllo') + wire.field(2, AttrType.LONGS) + b'\x18' + b'\xff' * 9 + b'\x01')
     # repeated scalars are written unpacked (proto2's default, framework.proto's), one key per element
-    assert [n for n, _, _ in pp.decode_fields(data)] == [1, 2, 2, 2, 3, 4, 4, 5, 6, 7, 8, 8]
-    assert pw.encode_message({}, EVERY_KIND) == b''
-    with pytest.raises(ValueError, match='no field nope'):
-        pw.encode_message({'nope': 1}, EVERY_KIND)
-    with pytest.raises(ValueError, match='cannot hold'):
-        pw.encode_message({'i32': 2 ** 31}, EVERY_KIND)
+    assert [n for n, _, _ in wire.decode_fields(data)] == [1, 2, 3, 7, 7, 10, 15, 15, 15, 19, 21, 21]
+    assert fp.OpDesc.Attr().SerializePartialToString() == b''
+    with pytest.raises((ValueError, AttributeError), match='nope'):
+        fp.OpDesc.Attr(nope=1)
+    with pytest.raises(ValueError, match='out of range'):
+        fp.OpDesc.Attr(i=2 ** 31)
 
 
 # --- a small fixed program, byte by byte -------------------------------------------------------------------------
@@ -77,7 +74,7 @@ MINUS_ONE = (1 << 64) - 1     # an int32 / int64 -1 on the wire, before sign con
 
 
 def fields(data):
-    return [(number, wire, value) for number, wire, value in pp.decode_fields(data)]
+    return wire.decode_fields(data)
 
 
 def test_fixed_program_decodes_field_by_field_as_framework_proto_says():
@@ -85,11 +82,11 @@ def test_fixed_program_decodes_field_by_field_as_framework_proto_says():
     assert data.hex() == FIXED_HEX
     # ProgramDesc: blocks = 1, version = 4 (a Version message: version = 1, here 0); no op_version_map (5)
     top = fields(data)
-    assert [(n, w) for n, w, _ in top] == [(1, pp.WIRE_LEN), (4, pp.WIRE_LEN)]
+    assert [(n, w) for n, w, _ in top] == [(1, wire.WIRE_LEN), (4, wire.WIRE_LEN)]
     assert top[1][2] == b'\x08\x00'
     # BlockDesc: idx = 1, parent_idx = 2 (-1), vars = 3, ops = 4
     block = fields(top[0][2])
-    assert block[:2] == [(1, pp.WIRE_VARINT, 0), (2, pp.WIRE_VARINT, MINUS_ONE)]
+    assert block[:2] == [(1, wire.WIRE_VARINT, 0), (2, wire.WIRE_VARINT, MINUS_ONE)]
     assert [n for n, _, _ in block[2:]] == [3] * 5 + [4] * 3
     var_x, var_w, _, var_feed, var_fetch = [fields(v) for _, _, v in block[2:7]]
     # VarDesc: name = 1, type = 2, persistable = 3, need_check_feed = 4, is_parameter = 5, stop_gradient = 6
@@ -97,7 +94,7 @@ def test_fixed_program_decodes_field_by_field_as_framework_proto_says():
     assert [(n, v) for n, _, v in var_w if n != 2] == [(1, b'w'), (3, 1), (5, 1)]
     # VarType: type = 1 (LOD_TENSOR 7), lod_tensor = 3 {tensor = 1 {data_type = 1 (FP32 5), dims = 2}, lod_level = 2}
     var_type = fields(var_x[1][2])
-    assert var_type[0] == (1, pp.WIRE_VARINT, 7) and var_type[1][0] == 3
+    assert var_type[0] == (1, wire.WIRE_VARINT, 7) and var_type[1][0] == 3
     lod_tensor = fields(var_type[1][2])
     assert [n for n, _, _ in lod_tensor] == [1, 2] and lod_tensor[1][2] == 0
     assert fields(lod_tensor[0][2]) == [(1, 0, 5), (2, 0, MINUS_ONE), (2, 0, 2)]
@@ -127,26 +124,28 @@ def test_feed_and_fetch_ops_are_added_as_paddles_save_inference_model_does():
         block.vars[name] = Variable(block, name, shape=[-1, 2], dtype='float32')
     block.ops.append(Operator(block, 'elementwise_add', {'X': ['a'], 'Y': ['b']}, {'Out': ['p']}, {'axis': -1}))
     block.ops.append(Operator(block, 'relu', {'X': ['p']}, {'Out': ['q']}, {}))
-    desc = pp.parse_message(pw.program_to_protobuf(program, ['a', 'b'], ['q', 'p']), pp.PROGRAM_DESC)
-    ops = desc['blocks'][0]['ops']
+    desc = fp.ProgramDesc.FromString(pw.program_to_protobuf(program, ['a', 'b'], ['q', 'p']))
+    ops = desc.blocks[0].ops
 
     def col(od):
-        return next(a['i'] for a in od['attrs'] if a['name'] == 'col')
+        return next(a.i for a in od.attrs if a.name == 'col')
     # each feed op is prepended in turn, so col 1 comes first; fetch ops are appended in col order
-    assert [(od['type'], col(od)) for od in ops if od['type'] in ('feed', 'fetch')] == \
+    assert [(od.type, col(od)) for od in ops if od.type in ('feed', 'fetch')] == \
         [('feed', 1), ('feed', 0), ('fetch', 0), ('fetch', 1)]
-    assert [od['type'] for od in ops] == ['feed', 'feed', 'elementwise_add', 'relu', 'fetch', 'fetch']
-    assert ops[0]['outputs'] == [{'parameter': 'Out', 'arguments': ['b']}]
-    assert ops[5]['inputs'] == [{'parameter': 'X', 'arguments': ['p']}]
-    holders = {vd['name']: vd for vd in desc['blocks'][0]['vars'] if vd['name'] in ('feed', 'fetch')}
-    assert holders['feed'] == {'name': 'feed', 'type': {'type': int(VarType.FEED_MINIBATCH)}, 'persistable': True}
-    assert holders['fetch'] == {'name': 'fetch', 'type': {'type': int(VarType.FETCH_LIST)}, 'persistable': True}
+    assert [od.type for od in ops] == ['feed', 'feed', 'elementwise_add', 'relu', 'fetch', 'fetch']
+    assert list(ops[0].outputs) == [fp.OpDesc.Var(parameter='Out', arguments=['b'])]
+    assert list(ops[5].inputs) == [fp.OpDesc.Var(parameter='X', arguments=['p'])]
+    holders = {vd.name: vd for vd in desc.blocks[0].vars if vd.name in ('feed', 'fetch')}
+    assert holders['feed'] == fp.VarDesc(name='feed', type=fp.VarType(type=int(VarType.FEED_MINIBATCH)),
+                                         persistable=True)
+    assert holders['fetch'] == fp.VarDesc(name='fetch', type=fp.VarType(type=int(VarType.FETCH_LIST)),
+                                          persistable=True)
     _, feed_names, fetch_names = pp.program_from_protobuf(pw.program_to_protobuf(program, ['a', 'b'], ['q', 'p']))
     assert feed_names == ['a', 'b'] and fetch_names == ['q', 'p']
     # a plain program (static.save's .pdmodel) gets neither
-    plain = pp.parse_message(pw.program_to_protobuf(program), pp.PROGRAM_DESC)['blocks'][0]
-    assert [od['type'] for od in plain['ops']] == ['elementwise_add', 'relu']
-    assert [vd['name'] for vd in plain['vars']] == ['a', 'b', 'p', 'q']
+    plain = fp.ProgramDesc.FromString(pw.program_to_protobuf(program)).blocks[0]
+    assert [od.type for od in plain.ops] == ['elementwise_add', 'relu']
+    assert [vd.name for vd in plain.vars] == ['a', 'b', 'p', 'q']
 
 
 # --- attribute types -----------------------------------------------------------------------------------------------
@@ -184,17 +183,17 @@ ATTR_CASES = [
                          ids=['%s.%s' % c[:2] for c in ATTR_CASES])
 def test_attribute_is_written_with_paddles_declared_type(op_type, name, value, atype, written):
     desc = pw.attr_desc(op_type, name, value)
-    assert desc['type'] == atype
-    assert desc[pp.ATTR_VALUE_FIELD[atype]] == written
-    assert pp.parse_message(pw.encode_message(desc, pp.ATTR), pp.ATTR)['type'] == atype
+    assert desc.type == atype
+    assert pp.attr_value(desc) == written
+    assert fp.OpDesc.Attr.FromString(desc.SerializeToString()).type == atype
 
 
 def test_sub_block_attribute_is_written_as_its_index():
     program = Program()
     sub = program._create_block()
-    assert pw.attr_desc('conditional_block', 'sub_block', sub) == {'name': 'sub_block', 'type': AttrType.BLOCK,
-                                                                    'block_idx': 1}
-    assert pw.attr_desc('my_op', 'blocks', [program.global_block(), sub])['blocks_idx'] == [0, 1]
+    assert pw.attr_desc('conditional_block', 'sub_block', sub) == fp.OpDesc.Attr(name='sub_block',
+                                                                                  type=AttrType.BLOCK, block_idx=1)
+    assert list(pw.attr_desc('my_op', 'blocks', [program.global_block(), sub]).blocks_idx) == [0, 1]
 
 
 def test_what_cannot_be_encoded_is_named(tmp_path):
@@ -224,7 +223,12 @@ def test_every_registered_default_attribute_is_encodable():
             if default is None:
                 continue                                            # left out, as Paddle leaves None out
             desc = pw.attr_desc(op_type, name, default)
-            assert pp.ATTR_VALUE_FIELD[AttrType(desc['type'])] in desc
+            value_field = pp.ATTR_VALUE_FIELD[AttrType(desc.type)]
+            assert desc.IsInitialized()
+            if value_field in pp.REPEATED_ATTR_FIELDS:
+                assert len(getattr(desc, value_field)) == len(default), (op_type, name)
+            else:
+                assert desc.HasField(value_field), (op_type, name)
 
 
 # --- whole programs: round trip through the reader, and saved models --------------------------------------------
@@ -356,4 +360,4 @@ def test_transpose2_and_concat_grads_carry_the_attributes_paddle_1_8_checks():
     for op_type in ('transpose2', 'transpose2_grad', 'concat', 'concat_grad'):
         assert ops[op_type].attr('use_mkldnn') is False and ops[op_type].attr('use_quantizer') is False, op_type
         encoded = pw.op_desc(op_type, ops[op_type].inputs, ops[op_type].outputs, ops[op_type].attrs)
-        assert {'use_mkldnn', 'use_quantizer'} <= {a['name'] for a in encoded['attrs']}, op_type
+        assert {'use_mkldnn', 'use_quantizer'} <= {a.name for a in encoded.attrs}, op_type

@@ -9,6 +9,7 @@ import pytest
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.framework import VarType, unique_name
+from paddle_exec.static import inference_model, legacy_program, tensor_file
 from paddle_exec.static import io as static_io
 
 
@@ -162,11 +163,11 @@ def test_program_description_round_trip(trained):
 def test_tensor_stream_is_paddles_bytes():
     # written by Paddle 1.8.5's fluid.io.save_vars for a float32 [1.5, -2.0]
     paddle_bytes = bytes.fromhex('0000000000000000000000000000000004000000080510020000c03f000000c0')
-    assert static_io.tensor_to_bytes(np.array([1.5, -2.0], 'float32')) == paddle_bytes
-    array, lod, end = static_io.tensor_from_bytes(paddle_bytes)
+    assert tensor_file.tensor_to_bytes(np.array([1.5, -2.0], 'float32')) == paddle_bytes
+    array, lod, end = tensor_file.tensor_from_bytes(paddle_bytes)
     assert array.dtype == np.float32 and array.tolist() == [1.5, -2.0] and lod == [] and end == len(paddle_bytes)
     ints = np.arange(6, dtype='int64').reshape(2, 3)
-    back, lod, _ = static_io.tensor_from_bytes(static_io.tensor_to_bytes(ints, [[0, 1, 2]]))
+    back, lod, _ = tensor_file.tensor_from_bytes(tensor_file.tensor_to_bytes(ints, [[0, 1, 2]]))
     assert back.dtype == np.int64 and np.array_equal(back, ints) and lod == [[0, 1, 2]]
 
 
@@ -304,9 +305,9 @@ def test_inference_model_of_an_earlier_paddle_exec_still_loads(trained):
     want, = exe.run(main.clone(for_test=True), feed=feed, fetch_list=[pred.name])
     folder = os.path.join(tmp, 'old')
     fluid.io.save_inference_model(folder, ['x'], [pred], exe, main_program=main)
-    pruned = static_io._prune_for_inference(main, ['x'], ['fc_0.tmp_1'])
+    pruned = inference_model.prune_for_inference(main, ['x'], ['fc_0.tmp_1'])
     with open(os.path.join(folder, '__model__'), 'wb') as f:
-        f.write(static_io.program_to_bytes(pruned, ['x'], ['fc_0.tmp_1']))
+        f.write(legacy_program.program_to_bytes(pruned, ['x'], ['fc_0.tmp_1']))
     with fluid.scope_guard(fluid.Scope()):
         program, feed_names, fetch_targets = static.load_inference_model(folder, exe)
         assert feed_names == ['x'] and [v.name for v in fetch_targets] == ['fc_0.tmp_1']
