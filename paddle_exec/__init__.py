@@ -5,7 +5,7 @@ on numpy and numba.
     import paddle_exec.fluid as fluid         # instead of: import paddle.fluid as fluid
 """
 from . import ops as _ops  # registers every op  # noqa: I001
-from . import framework, static, nn, optimizer, regularizer, fluid
+from . import framework, static, nn, optimizer, regularizer, fluid, dataset
 from .framework import CPUPlace, CUDAPlace, is_compiled_with_cuda
 from .framework.dtype import VarType as dtype
 from .param_attr import ParamAttr
