@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import paddle_exec
@@ -112,3 +113,19 @@ def test_paddle_compat_helpers_match_paddle_1_8():
     assert compat.round(0.0) == 0.0
     assert compat.floor_division(7, 2) == 3 and compat.long_type is int
     assert compat.get_exception_message(ValueError('boom')) == 'boom'
+
+
+def test_numpy_scalar_error_of_the_scripts_own_array_gets_a_hint(tmp_path):
+    done = _run(tmp_path, """
+        import numpy as np
+        import paddle.fluid as fluid
+        label = np.array([[1.5], [2.5]], 'float32')
+        for idx, val in enumerate(label):
+            print('%d: %.2f' % (idx, val))
+        """)
+    if np.lib.NumpyVersion(np.__version__) < '2.3.0':
+        assert done.returncode == 0, done.stderr              # older numpy only warns
+    else:
+        assert done.returncode != 0 and 'only 0-dimensional arrays' in done.stderr
+        if sys.version_info >= (3, 11):
+            assert 'numpy<2.3' in done.stderr and 'made by the script itself' in done.stderr
