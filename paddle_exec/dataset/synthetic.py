@@ -128,13 +128,15 @@ def write_imdb(data_home: str, docs_per_dir: int = 40, seed: int = 0) -> str:
     return path
 
 
-def write_imikolov(data_home: str, train_lines: int = 400, valid_lines: int = 80, seed: int = 0) -> str:
+def write_imikolov(data_home: str, train_lines: int = 1800, valid_lines: int = 300, seed: int = 0) -> str:
+    """A vocabulary of 240 words seen about 100 times each (build_dict's default cut-off is 50), plus a few
+    frequent ones: the book's word2vec infers on word id 211."""
     rng = np.random.RandomState(seed)
     path = _path(data_home, imikolov.URL, 'imikolov')
-    vocab = WORDS + ['<unk>', 'N', '$']
+    vocab = WORDS + ['<unk>', 'N', '$'] + ['w%03d' % i for i in range(217)]
     with tarfile.open(path, 'w:gz') as tar:
         for name, lines in ((imikolov.TRAIN_FILE, train_lines), (imikolov.VALID_FILE, valid_lines)):
-            text = ''.join(' ' + ' '.join(_sentence(rng, vocab, 2, 15)) + ' \n' for _ in range(lines))
+            text = ''.join(' ' + ' '.join(_sentence(rng, vocab, 6, 18, zipf=False)) + ' \n' for _ in range(lines))
             _add(tar, name, text.encode())
         _add(tar, './simple-examples/data/ptb.test.txt', b' the movie \n')
     return path
@@ -145,15 +147,16 @@ def write_movielens(data_home: str, users: int = 30, movies: int = 40, ratings: 
     path = _path(data_home, movielens.URL, 'movielens')
     genres = ['Action', 'Comedy', 'Drama', "Children's", 'Sci-Fi', 'Film-Noir', 'Romance']
     title_words = ['The', 'Last', 'Story', 'of', 'Love', 'Night', 'City', 'Man', 'Dark', 'Toy', 'Café']
+    movie_ids = [3 * m for m in range(1, movies)] + [783]      # gaps, as the real ids; the book infers on 783
     movie_lines = []
     for m in range(1, movies + 1):
         title = ' '.join(rng.choice(title_words, rng.randint(1, 4)))
         cats = '|'.join(sorted(set(rng.choice(genres, rng.randint(1, 3)))))
-        movie_lines.append('%d::%s (%d)::%s\n' % (m * 3, title, 1950 + m, cats))   # movie ids have gaps
+        movie_lines.append('%d::%s (%d)::%s\n' % (movie_ids[m - 1], title, 1950 + m, cats))
     user_lines = ['%d::%s::%d::%d::%05d\n' % (u, rng.choice(['M', 'F']), rng.choice(movielens.age_table),
                                                rng.randint(0, 21), rng.randint(10000, 99999))
                   for u in range(1, users + 1)]
-    rating_lines = ['%d::%d::%d::%d\n' % (rng.randint(1, users + 1), 3 * rng.randint(1, movies + 1),
+    rating_lines = ['%d::%d::%d::%d\n' % (rng.randint(1, users + 1), movie_ids[rng.randint(0, movies)],
                                           rng.randint(1, 6), 978300000 + i) for i in range(ratings)]
     with zipfile.ZipFile(path, 'w') as z:
         for name, lines in (('movies', movie_lines), ('users', user_lines), ('ratings', rating_lines)):

@@ -33,3 +33,4 @@ from ..static.extras import *
 from ..static.io import *
 from . import average, compiler, core, io, layers, metrics, nets, optimizer
 from .input import embedding, one_hot
+from .lod_tensor import create_lod_tensor, create_random_int_lodtensor
