@@ -5,9 +5,10 @@ Paddle 1.8 fetches a mean loss with shape [1], and its scripts write `float(loss
 `'%d' % count` and `'{:.4f}'.format(loss)`; the book's fit_a_line prints `"%d: %.2f" % (idx, val)` for each row
 `val` (shape [1]) of a fetched [N, 1] prediction. numpy 2.x refuses the first four for arrays with ndim > 0
 ("only 0-dimensional arrays can be converted to Python scalars"), and `format()` with a spec never worked on arrays.
-The executors hand every fetched array of one or more dimensions back as a view of this class, so those scripts keep
-working on any numpy: a fetched value and every view of it (a row, a slice, a reshape) converts when it holds
-exactly one element.
+The executors hand fetched arrays back as views of this class (those of one element, and those of two or more
+dimensions, whose rows are arrays), so those scripts keep working on any numpy: a fetched value and every view of
+it (a row, a slice, a reshape) converts when it holds exactly one element. A 1-d fetch of several elements stays
+a plain array (the very object the run produced): iterating it already gives numpy scalars.
 
 Everything else is a plain ndarray: the class adds no state and is a view of the fetched array (no copy).
 - conversions, for exactly one element: `float`, `int`, `complex`, `operator.index` (integer dtypes only, as
@@ -78,8 +79,10 @@ class FetchedArray(np.ndarray):
 
 
 def fetched_view(array: np.ndarray) -> np.ndarray:
-    """`array` as a FetchedArray view when it is a base-class ndarray of one or more dimensions; else itself
-    (0-d arrays already convert, and subclasses of the user's own stay what they are)."""
-    if type(array) is np.ndarray and array.ndim:
+    """`array` as a FetchedArray view when one of its values or views can be a one-element array of ndim > 0: it
+    holds one element, or it has two or more dimensions (its rows are arrays). Otherwise `array` itself: 0-d
+    arrays convert already, a 1-d array of several elements yields numpy scalars when iterated, and subclasses of
+    the caller's own stay what they are."""
+    if type(array) is np.ndarray and (array.ndim >= 2 or (array.ndim == 1 and array.size == 1)):
         return array.view(FetchedArray)
     return array

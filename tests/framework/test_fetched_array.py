@@ -16,10 +16,11 @@ def loss(request):
     return fetched_view(np.full(request.param, 0.625, np.float32))
 
 
-def test_view_for_arrays_of_one_or_more_dims():
-    for shape in ((1,), (1, 1, 1), (4, 1), (0,)):
+def test_view_for_one_element_and_multi_dim_arrays():
+    for shape in ((1,), (1, 1, 1), (4, 1), (0, 3)):
         assert type(fetched_view(np.zeros(shape))) is FetchedArray
-    assert type(fetched_view(np.zeros(()))) is np.ndarray       # 0-d arrays convert already
+    for plain in (np.zeros(()), np.zeros(3), np.zeros(0)):     # 0-d converts already; 1-d rows are scalars
+        assert fetched_view(plain) is plain
     base = np.arange(1.0)
     view = fetched_view(base)
     view[0] = 7.0
