@@ -1,11 +1,12 @@
 """Digests of every dataset reader's samples, computed the same way under Paddle 1.8.5 and under paddle_exec.
 
-Run by Paddle 1.8.5's Python to record the literals in test_datasets.py (never by the tests themselves):
+Run by Paddle 1.8.5's Python to record paddle18_digests.json, which test_datasets.py compares with (never by the
+tests themselves), from a scratch folder (Paddle's uci_housing draws ./image/ranges.png):
 
     python -c "from paddle_exec.dataset import synthetic; synthetic.populate('/tmp/dsfix/.cache/paddle/dataset',
                list(synthetic.WRITERS))"
-    HOME=/tmp/dsfix /work/pd18/bin/python tests/dataset/sample_digest.py /tmp/dsfix/.cache/paddle/dataset \
-        > tests/dataset/paddle18_digests.json
+    cd /tmp && HOME=/tmp/dsfix /work/pd18/bin/python $OLDPWD/tests/dataset/sample_digest.py \
+        /tmp/dsfix/.cache/paddle/dataset > $OLDPWD/tests/dataset/paddle18_digests.json
 
 (the fixture files: the same seeds give the same contents). Ids that Paddle
 numbered in hash order (movielens titles and categories, conll05 label tags) are decoded back to their words, so
