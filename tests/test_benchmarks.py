@@ -15,7 +15,7 @@ from benchmarks.runner import GROUPS, ROOT, BenchOptions, Row, load_groups
 load_groups()
 
 # groups the issues ask for; a module renamed out of the bench_* pattern drops its group from the runner
-EXPECTED_GROUPS = {'executor', 'cold_start', 'parallel', 'policies', 'stage'}
+EXPECTED_GROUPS = {'executor', 'cold_start', 'parallel', 'policies', 'stage', 'fetch'}
 
 
 def tiny_options(**kwargs) -> BenchOptions:

@@ -20,12 +20,13 @@ import warnings
 import numpy as np
 
 from ..framework.dtype import convert_dtype, to_numpy
+from ..framework.fetched_array import fetched_view
 from ..framework.scope import LoDTensor, SelectedRows
 from ..framework.variable import Variable
 
 __all__ = ['fetch_names', 'as_array', 'check_feed', 'as_fetch_result', 'FeedBinding', 'known_feeds', 'split_feeds',
            'split_batch', 'fetch_results', 'bind_scope_inputs', 'write_scope_outputs', 'raise_missing',
-           'FeedCountError', 'SizeOneArray']
+           'FeedCountError']
 
 
 def fetch_name(item) -> str:
@@ -110,24 +111,7 @@ def as_fetch_result(value, return_numpy: bool, copy: bool):
         arr = arr.copy()
     if not return_numpy:
         return LoDTensor(arr)
-    if arr.ndim and arr.size == 1:
-        arr = arr.view(SizeOneArray)
-    return arr
-
-
-class SizeOneArray(np.ndarray):
-    """A fetched array of one element (a [1]-shaped loss). Paddle 1.8 scripts write `float(loss)` and
-    `'%f' % loss`, which numpy >= 2.3 refuses for arrays with ndim > 0; this view keeps them working.
-    It is an ordinary ndarray otherwise."""
-
-    def __float__(self):
-        return float(self.item())
-
-    def __int__(self):
-        return int(self.item())
-
-    def __complex__(self):
-        return complex(self.item())
+    return fetched_view(arr)
 
 
 class FeedBinding:

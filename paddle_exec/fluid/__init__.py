@@ -50,5 +50,6 @@ from .framework import (
     program_guard,
 )
 from .input import embedding, one_hot
+from .lod_tensor import create_lod_tensor, create_random_int_lodtensor
 from .parallel_executor import ParallelExecutor
 from .param_attr import ParamAttr, WeightNormParamAttr

@@ -12,6 +12,7 @@ import threading
 import numpy as np
 
 from .dtype import to_var_type
+from .fetched_array import FetchedArray
 
 
 class RowIndices(np.ndarray):
@@ -138,6 +139,29 @@ class LoDTensor:
         if copy is False:
             return np.asarray(self.value, dtype=dtype)
         return np.array(self.value, dtype=dtype, copy=True)
+
+    # A one-element tensor converts as a fetched one-element array does (fetched_array.py): float(t), int(t), '%f' % t.
+    # np.array(t) / np.asarray(t) always build a base-class ndarray, so those stay numpy's (docs/compat.md).
+    def _as_fetched(self) -> FetchedArray:
+        return np.asarray(self.__array__(copy=False)).view(FetchedArray)
+
+    def __float__(self) -> float:
+        return float(self._as_fetched())
+
+    def __int__(self) -> int:
+        return int(self._as_fetched())
+
+    def __complex__(self) -> complex:
+        return complex(self._as_fetched())
+
+    def __index__(self) -> int:
+        return self._as_fetched().__index__()
+
+    def __round__(self, ndigits=None):
+        return round(self._as_fetched(), ndigits)
+
+    def __format__(self, spec: str) -> str:
+        return format(self._as_fetched(), spec) if spec else str(self)
 
     def __repr__(self):
         return 'LoDTensor(%r)' % (self.value,)
