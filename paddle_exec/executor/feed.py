@@ -319,19 +319,21 @@ def merge_fetch(name: str, per_place: list) -> np.ndarray:
 
 
 def fetch_results(plan, values: list, names: list, n_run: int, return_numpy: bool, return_merged: bool,
-                  data_parallel: bool) -> list:
+                  data_parallel: bool, convert=None) -> list:
     """What run() returns: one value per fetched name (data parallel: merged over the places that ran, or with
-    return_merged=False a list with one value per place)."""
+    return_merged=False a list with one value per place). `convert` replaces as_fetch_result (the profiler's
+    recorded one)."""
+    as_fetch_result_ = convert or as_fetch_result
     places, copies = plan.places, plan.analysis.fetch_copy
     if not data_parallel:
-        return [as_fetch_result(values[s], return_numpy, copy) for s, copy in zip(places[0].fetch_slots, copies)]
+        return [as_fetch_result_(values[s], return_numpy, copy) for s, copy in zip(places[0].fetch_slots, copies)]
     results = []
     for k, name in enumerate(names):
         per_place = [values[places[p].fetch_slots[k]] for p in range(n_run)]
         if not return_merged:
-            results.append([as_fetch_result(v, return_numpy, copies[k]) for v in per_place])
+            results.append([as_fetch_result_(v, return_numpy, copies[k]) for v in per_place])
         elif n_run == 1:
-            results.append(as_fetch_result(per_place[0], return_numpy, copies[k]))
+            results.append(as_fetch_result_(per_place[0], return_numpy, copies[k]))
         else:
             merged = merge_fetch(name, per_place)
             results.append(merged if return_numpy else LoDTensor(merged))

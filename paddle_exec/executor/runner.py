@@ -36,6 +36,7 @@ gets its own fetches. Concurrent first runs of a CompiledProgram make one runner
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -45,6 +46,8 @@ from ..ops.reader import PlaceIndex
 from . import feed as feeding
 from .compile import PlanCache
 from .config import RunConfig
+from .flags import load_flags
+from .instrument import INSTRUMENTS, PLAIN_PHASES, instrumented, phases
 from .passes.data_parallel import shared_persistables
 from .passes.stage import PLACE_VAR, STAGE_VAR
 from .policies.registry import policy_for_config
@@ -80,6 +83,7 @@ class Runner:
     """See the module docstring."""
 
     def __init__(self, config: RunConfig, scope: Scope | None = None, share_from: Runner | None = None):
+        load_flags()                            # FLAGS_* from the environment take effect from the first run
         self.config = config
         self.closed = False
         self.plans = PlanCache()
@@ -164,22 +168,38 @@ class Runner:
         if config.dry_run:
             return [None] * len(names)
         plan = self.plans.plan(program, tuple(place_feeds[0]) if place_feeds else (), tuple(names), n_run, config)
+        return self._execute(program, plan, place_feeds, n_run, scopes, names, return_numpy, return_merged)
+
+    def _execute(self, program, plan, place_feeds: list, n_run: int, scopes: list, names: list, return_numpy: bool,
+                 return_merged: bool) -> list:
+        """Steps 5 and 6 of a run: bind, let the policy run the nodes, write back, fetch; with the instruments that
+        are on (instrument.py: the profiler's events, FLAGS_check_nan_inf)."""
+        config = self.config
         if plan.binds_runtimes:
             self._bind_runtimes(program, plan, scopes)
+        ph, recorder = PLAIN_PHASES, None
+        if INSTRUMENTS.on:
+            plan, ph, recorder = instrumented(plan), phases(), INSTRUMENTS.recorder
+        start = time.perf_counter_ns()
         policy = self.policy
-        places = plan.places
+        places, bindings = plan.places, plan.feed_bindings
         values = None
         for _ in range(config.num_iteration_per_run):
             values = plan.new_values()
             for p in range(n_run):
-                slots = places[p].feed_slots
-                for name, value in place_feeds[p].items():     # converted and checked by split_feeds
-                    values[slots[name]] = value
-                feeding.bind_scope_inputs(places[p].scope_inputs, values, scopes[p])
+                if bindings:
+                    ph.bind_feed(bindings[p], place_feeds[p], values, scopes[p])
+                else:
+                    ph.assign_feed(places[p].feed_slots, place_feeds[p], values)
+                ph.bind_scope_inputs(places[p].scope_inputs, values, scopes[p])
             policy.run(plan, values)
             for p in range(n_run):
-                feeding.write_scope_outputs(places[p].scope_outputs, values, scopes[p])
-        return feeding.fetch_results(plan, values, names, n_run, return_numpy, return_merged, True)
+                ph.write_scope_outputs(places[p].scope_outputs, values, scopes[p])
+        results = feeding.fetch_results(plan, values, names, n_run, return_numpy, return_merged,
+                                        config.data_parallel, ph.as_fetch_result)
+        if recorder is not None:
+            recorder.add('run', 'run', start, time.perf_counter_ns(), args={'places': n_run})
+        return results
 
     def _run_one_place(self, program, feed, names: list, scope: Scope, return_numpy: bool) -> list:
         """The plain Executor's run: the same steps on one place, without the per-place loops (its per-call cost
@@ -194,8 +214,8 @@ class Runner:
                 feed = {}
         feed = feeding.known_feeds(program.global_block(), feed)
         plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config)
-        if plan.binds_runtimes:
-            self._bind_runtimes(program, plan, [scope])
+        if plan.binds_runtimes or INSTRUMENTS.on:
+            return self._execute(program, plan, [feed], 1, [scope], names, return_numpy, True)
         place = plan.places[0]
         values = plan.new_values()
         plan.feed_bindings[0].bind(feed, values, scope)

@@ -41,6 +41,7 @@ import time
 from ..framework.errors import EOFException
 from ..ops import reader as reader_ops
 from .feed import bind_scope_inputs, write_scope_outputs
+from .instrument import INSTRUMENTS
 from .policies.base import run_in_order
 
 __all__ = ['StageRuntime', 'OrderedBuffer']
@@ -227,6 +228,7 @@ class StageRuntime:
         new_values, scope_inputs, scope_outputs = plan.plan.new_values, plan.plan.scope_inputs, plan.plan.scope_outputs
         try:
             while not epoch.stop.is_set():
+                started = time.perf_counter_ns()
                 values = new_values()
                 entry = None
                 with self._source_lock:
@@ -267,6 +269,10 @@ class StageRuntime:
                             epoch.source_done = True
                         entry = ('error', exc, sources)
                     values = None
+                recorder = INSTRUMENTS.recorder
+                if recorder is not None:                # the profiler: one event per producer iteration
+                    recorder.add('%s producer (batch %d)' % (self.name, seq), 'stage', started,
+                                 time.perf_counter_ns())
                 if not self.buffer.put(seq, entry, epoch.stop, self.timeout, self.name) or entry[0] != 'batch':
                     return
         finally:
@@ -284,7 +290,11 @@ class StageRuntime:
     def _pop_one(self) -> list:
         while True:
             epoch = self._ensure_epoch()
+            started = time.perf_counter_ns()
             kind, payload, sources = self.buffer.take(self.timeout, self.name, epoch.stop)
+            recorder = INSTRUMENTS.recorder
+            if recorder is not None:                    # the profiler: how long the step waited for its batch
+                recorder.add('%s prefetch wait' % self.name, 'stage', started, time.perf_counter_ns())
             stale = any(q.generation != g for q, g in sources)
             if kind == 'batch':
                 if not stale:

@@ -6,6 +6,7 @@ Laid out as Paddle 1.8's package: each module path (fluid.framework, fluid.execu
 fluid.optimizer, ...) is a small module that maps Paddle's names onto the one implementation elsewhere in
 paddle_exec, and this namespace takes its names from those modules.
 """
+from ..executor.flags import get_flags, set_flags
 from ..executor.strategy import ExecutorPolicy
 from ..static.extras import InputSpec, create_global_var, create_parameter, py_func
 from ..static.io import *
@@ -27,6 +28,7 @@ from . import (
     optimizer,
     parallel_executor,
     param_attr,
+    profiler,
     reader,
     regularizer,
     unique_name,
