@@ -82,7 +82,7 @@ def op_tables(profile: dict, top: int) -> str:
     lines = ['per-op times of one step (%d ops; the cost-model window on 1 place, 1 thread, over %d runs):'
              % (len(ops), profile['runs']),
              format_table(rows, ['op', 'type', 'us/step', 'share'], 'rlrr'),
-             '' if len(ops) <= top else '(%d more ops not shown)' % (len(ops) - top), '',
+             '' if len(ops) <= top else '(%d more not shown)' % (len(ops) - top), '',
              'by op type:', format_table(type_rows, ['type', 'ops', 'us/step', 'share'], 'lrrr'), '',
              'ops: %.1f us of a %.1f us step (%.0f%%); the rest, %.1f us, is the executor\'s own work (feed, '
              'scheduling, fetch, timers)' % (total * 1e6, step * 1e6, 100 * total / step if step else 0,

@@ -139,19 +139,22 @@ def rate_text(x: float) -> str:
 
 
 def table(rows: list) -> str:
+    """One row per timed setting, grouped by the knob swept (named on the group's first row)."""
     chosen = {r.knob: r.m for r in rows if r.verdict == 'chosen'}
-    body = []
+    body, previous = [], None
     for r in rows:
         s = r.setting
         versus = chosen.get(r.knob)
         rel = '%+.1f%%' % (100 * (r.m.median / versus.median - 1)) if versus is not None and r.verdict != 'chosen' \
             else ''
-        body.append((r.knob, r.value, s.cpu_num, s.threads, POLICIES[s.policy].replace('USE_', '').replace(
-            '_EXECUTOR', '').lower(), s.drop_scope, s.per_run, s.build_text(), rate_text(r.m.median),
-            '%s-%s' % (rate_text(r.m.low), rate_text(r.m.high)), '+-%.1f%%' % (100 * r.m.noise), rel, r.verdict))
-    headers = ['knob', 'value', 'CPU_NUM', 'num_threads', 'policy', 'drop_scope', 'per_run', 'build', 'steps/s',
+        policy = POLICIES[s.policy].replace('USE_', '').replace('_EXECUTOR', '').lower()
+        body.append((r.knob if r.knob != previous else '', s.cpu_num, s.threads, policy, s.drop_scope, s.per_run,
+                     s.build_text(), rate_text(r.m.median), '%s-%s' % (rate_text(r.m.low), rate_text(r.m.high)),
+                     '+-%.1f%%' % (100 * r.m.noise), rel, r.verdict))
+        previous = r.knob
+    headers = ['knob swept', 'CPU_NUM', 'num_threads', 'policy', 'drop_scope', 'per_run', 'build', 'steps/s',
                'range', 'noise', 'vs chosen', 'verdict']
-    return format_table(body, headers, 'llrrlrrlrrrrl')
+    return format_table(body, headers, 'lrrlrrlrrrrl')
 
 
 def plot(rows: list, path: str, title: str) -> None:
@@ -168,6 +171,8 @@ def plot(rows: list, path: str, title: str) -> None:
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.5))
     y = list(range(len(rows)))[::-1]
     ax.barh(y, medians, xerr=errors, color=[colors[r.verdict] for r in rows], capsize=3)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
+    ax.legend(handles, ['chosen', 'tie (ranges overlap)', 'slower'], loc='lower right', fontsize=8)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)
     ax.set_xlabel('steps/s (median; whiskers: slowest and fastest round)')

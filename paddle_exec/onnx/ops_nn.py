@@ -1,5 +1,5 @@
-"""ONNX rules for network ops: conv2d (and depthwise, transpose), pool2d, batch_norm, layer_norm, softmax,
-log_softmax, dropout in inference, and embeddings (lookup_table, lookup_table_v2).
+"""ONNX rules for network ops: conv2d (and depthwise, transpose), pool2d (and max_pool2d_with_index), batch_norm,
+layer_norm, softmax, log_softmax, dropout in inference, and embeddings (lookup_table, lookup_table_v2).
 
 Layouts: NCHW only (ONNX's Conv and pools are NCHW); an NHWC op stops the export with its name. Paddings: Paddle's
 4-element form is [top, bottom, left, right], ONNX's [top, left, bottom, right]; SAME is ONNX's SAME_UPPER (the
@@ -72,11 +72,12 @@ def _conv_transpose(ctx: Context, op) -> None:
              dilations=_pair(ctx.attr(op, 'dilations', [1, 1])), group=int(ctx.attr(op, 'groups', 1) or 1), **attrs)
 
 
-@converts('pool2d')
+@converts('pool2d', 'max_pool2d_with_index')
 def _pool2d(ctx: Context, op) -> None:
+    """max_pool2d_with_index (adaptive max pooling's op) is a max pool2d; its Mask output is not exported."""
     _nchw(ctx, op)
     x, out = ctx.input(op, 'X'), ctx.output(op, 'Out')
-    is_max = ctx.attr(op, 'pooling_type', 'max') == 'max'
+    is_max = op.type == 'max_pool2d_with_index' or ctx.attr(op, 'pooling_type', 'max') == 'max'
     ksize = _pair(ctx.attr(op, 'ksize'))
     strides = _pair(ctx.attr(op, 'strides', [1, 1]))
     pad_attrs = _pad_attrs(op, ctx.attr(op, 'paddings', [0, 0]), ctx.attr(op, 'padding_algorithm', 'EXPLICIT'))

@@ -1,6 +1,6 @@
 """ONNX rules for tensor-shaping ops: reshape(2), transpose(2), concat, split, stack, squeeze(2), unsqueeze(2),
-flatten(2), flatten_contiguous_range, slice, expand(_v2), gather, shape, fill_constant, assign, arg_max / arg_min
-and top_k (v1, v2).
+flatten(2), flatten_contiguous_range, slice, expand(_v2), gather, shape, fill_constant, assign, assign_value,
+arg_max / arg_min and top_k (v1, v2).
 
 Shapes given as attributes become int64 constants (opset 13 takes axes, shapes and splits as inputs). Paddle's
 reshape and ONNX's agree on 0 (copy the input's dim) and -1 (infer). Inputs that carry a shape at run time
@@ -185,7 +185,8 @@ def _arg_max(ctx: Context, op) -> None:
     keep = 1 if ctx.attr(op, 'keepdims', False) else 0
     index = ctx.node('ArgMax' if op.type == 'arg_max' else 'ArgMin', [x], axis=int(ctx.attr(op, 'axis', -1)),
                      keepdims=keep)
-    dtype = np.dtype(to_numpy(ctx.attr(op, 'dtype', 3)))
+    code = int(ctx.attr(op, 'dtype', -1))
+    dtype = np.dtype(np.int64) if code == -1 else np.dtype(to_numpy(code))     # -1: Paddle's int64 default
     if dtype == np.int64:
         ctx.identity(index, out)
     else:
@@ -201,3 +202,15 @@ def _top_k(ctx: Context, op) -> None:
         attrs.update(largest=int(bool(ctx.attr(op, 'largest', True))), sorted=int(bool(ctx.attr(op, 'sorted', True))))
     ctx.node('TopK', [x, ctx.ints([int(ctx.attr(op, 'k', 1))])],
              [ctx.output(op, 'Out'), ctx.output(op, 'Indices')], **attrs)
+
+
+_VALUE_ATTRS = ('fp32_values', 'int32_values', 'int64_values', 'bool_values', 'values')
+
+
+@converts('assign_value')
+def _assign_value(ctx: Context, op) -> None:
+    """A constant: the values live in the attribute named after the dtype (Paddle's), or in `values`."""
+    dtype = np.dtype(to_numpy(ctx.attr(op, 'dtype')))
+    values = next((ctx.attr(op, key) for key in _VALUE_ATTRS if ctx.attr(op, key)), [])
+    array = np.asarray(values, dtype=dtype).reshape([int(d) for d in ctx.attr(op, 'shape')])
+    ctx.identity(ctx.const(array, hint='value'), ctx.output(op, 'Out'))
