@@ -77,13 +77,14 @@ def op_tables(profile: dict, top: int) -> str:
         by_type[op_type][0] += 1
         by_type[op_type][1] += t
     type_rows = [(op_type, n, '%.1f' % (t * 1e6), '%.1f%%' % (100 * t / total if total else 0))
-                 for op_type, (n, t) in sorted(by_type.items(), key=lambda kv: -kv[1][1])]
+                 for op_type, (n, t) in sorted(by_type.items(), key=lambda kv: -kv[1][1])[:top]]
     outside = max(0.0, step - total)
     lines = ['per-op times of one step (%d ops; the cost-model window on 1 place, 1 thread, over %d runs):'
              % (len(ops), profile['runs']),
              format_table(rows, ['op', 'type', 'us/step', 'share'], 'rlrr'),
              '' if len(ops) <= top else '(%d more not shown)' % (len(ops) - top), '',
-             'by op type:', format_table(type_rows, ['type', 'ops', 'us/step', 'share'], 'lrrr'), '',
+             'by op type:', format_table(type_rows, ['type', 'ops', 'us/step', 'share'], 'lrrr'),
+             '' if len(by_type) <= top else '(%d more types not shown)' % (len(by_type) - top), '',
              'ops: %.1f us of a %.1f us step (%.0f%%); the rest, %.1f us, is the executor\'s own work (feed, '
              'scheduling, fetch, timers)' % (total * 1e6, step * 1e6, 100 * total / step if step else 0,
                                              outside * 1e6)]

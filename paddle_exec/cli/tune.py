@@ -11,7 +11,9 @@ A knob that cannot matter for this model is not timed, and the table says why (r
 do_smart_stage without a `staged` in the program). The fusion and memory switches are timed like the rest: where
 paddle_exec gives them no effect they come out as ties, which is the honest answer.
 
-At the end the best setting and Paddle's defaults are timed once more side by side, the speed-up is printed with
+The search starts from Paddle's defaults, or from the setting given with bench's options (`--cpu-num 2
+--threads 2 ...`), which is how a knob that needs another one set is measured (reduce_strategy needs places).
+At the end the best setting and the starting one are timed once more side by side, the speed-up is printed with
 its noise, and the best setting is printed as the lines to paste. `--plot out.png` draws every timed setting with
 its range (matplotlib, the plot extra).
 """
@@ -21,6 +23,7 @@ import argparse
 import os
 from dataclasses import dataclass, replace
 
+from .bench import add_setting_arguments, setting_from_args
 from .common import CliError, format_table, progress
 from .models import ModelError, builtin_names, load_model
 from .timing import DEFAULT, POLICIES, Measurement, Setting, TrainingRun, measure
@@ -99,6 +102,8 @@ def add_parser(subparsers) -> None:
     p.add_argument('--batch', type=int, help='batch size of a built-in model (default: its own)')
     p.add_argument('--knobs', help='comma-separated knobs to search (default: all): ' + ', '.join(KNOB_NAMES))
     p.add_argument('--plot', metavar='OUT.png', help='draw steps/s per setting (needs matplotlib: the plot extra)')
+    starting = p.add_argument_group('the starting setting (default: Paddle\'s defaults)')
+    add_setting_arguments(starting)
     p.set_defaults(handler=run)
 
 
@@ -192,13 +197,16 @@ def run(args: argparse.Namespace) -> int:
         spec = load_model(args.model, args.batch)
     except ModelError as exc:
         raise CliError(str(exc)) from exc
-    probe = TrainingRun(spec, DEFAULT)
+    start = setting_from_args(args)
+    probe = TrainingRun(spec, start)
     facts = {'cores': os.cpu_count() or 1, 'has_stage': probe.has_stage}
     probe.close()
     del probe
     print('tuning %s (%s): %d rounds of %d steps per setting, one knob at a time'
           % (spec.name, spec.description, args.repeats, args.steps))
-    current, rows, skipped = DEFAULT, [], []
+    if start != DEFAULT:
+        print('starting from: %s' % ', '.join('%s=%s' % kv for kv in start.changes().items()))
+    current, rows, skipped = start, [], []
     for knob in progress(knobs, desc='knobs'):
         why = knob.skip(current, facts) if knob.skip else None
         if why:
@@ -210,19 +218,23 @@ def run(args: argparse.Namespace) -> int:
     print(table(rows))
     for line in skipped:
         print(line)
-    best_m, default_m = measure(spec, [current, DEFAULT], args.steps, args.repeats, desc='best vs default')
+    base = "Paddle's defaults" if start == DEFAULT else 'the starting setting'
     print()
-    gain = 100 * (best_m.median / default_m.median - 1)
-    if current == DEFAULT:
-        print("best: Paddle's defaults (%s steps/s); no knob was clearly faster" % rate_text(default_m.median))
-    elif best_m.clearly_faster(default_m):
-        print("best: %s steps/s (%s-%s) against %s (%s-%s) with Paddle's defaults: %+.1f%%, beyond the noise"
-              % (rate_text(best_m.median), rate_text(best_m.low), rate_text(best_m.high),
-                 rate_text(default_m.median), rate_text(default_m.low), rate_text(default_m.high), gain))
+    if current == start:
+        best_m, = measure(spec, [current], args.steps, args.repeats, desc='best')
+        print('best: %s (%s steps/s, %s-%s); no knob was clearly faster'
+              % (base, rate_text(best_m.median), rate_text(best_m.low), rate_text(best_m.high)))
     else:
-        print("best: %s steps/s against %s with Paddle's defaults (%+.1f%%), but timed again side by side the two "
-              "ranges overlap: a tie within the noise" % (rate_text(best_m.median), rate_text(default_m.median),
-                                                           gain))
+        best_m, base_m = measure(spec, [current, start], args.steps, args.repeats, desc='best vs start')
+        gain = 100 * (best_m.median / base_m.median - 1)
+        if best_m.clearly_faster(base_m):
+            print('best: %s steps/s (%s-%s) against %s (%s-%s) with %s: %+.1f%%, beyond the noise'
+                  % (rate_text(best_m.median), rate_text(best_m.low), rate_text(best_m.high),
+                     rate_text(base_m.median), rate_text(base_m.low), rate_text(base_m.high), base, gain))
+        else:
+            print('best: %s steps/s against %s with %s (%+.1f%%), but timed again side by side the two ranges '
+                  'overlap: a tie within the noise' % (rate_text(best_m.median), rate_text(base_m.median), base,
+                                                       gain))
     print('\n# the best setting, to paste (fluid = paddle_exec.fluid or paddle.fluid):')
     print('\n'.join(current.python_lines()))
     if args.plot:

@@ -2,6 +2,7 @@
 to paste (they are run here, and must build the strategies tune timed)."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -162,6 +163,18 @@ def test_tune_chosen_knobs_and_errors(capsys, tmp_path):
     assert status == 1 and 'unknown knob warp_speed; the knobs are: CPU_NUM, num_threads' in err
     status, _, err = cli(capsys, 'tune', 'fc', '--repeats', 1)
     assert status == 1 and 'at least 2 (the noise needs two rounds)' in err
+
+
+def test_tune_from_a_starting_setting(capsys):
+    """reduce_strategy needs places: started at CPU_NUM=2 it is timed instead of skipped."""
+    status, out, _ = cli(capsys, 'tune', 'fc', '--cpu-num', 2, '--threads', 2, '--knobs', 'reduce_strategy',
+                         '--steps', 10, '--repeats', 2)
+    assert status == 0
+    assert 'starting from: cpu_num=2, num_threads=2' in out
+    rows = [line for line in out.splitlines() if line.rstrip().endswith(('chosen', 'tie', 'slower'))]
+    assert len(rows) == 2 and rows[0].startswith('reduce_strategy') and 'Reduce' in rows[1]
+    assert all(re.search(r'\s2\s+2\s+normal\s', line) for line in rows)      # CPU_NUM 2, num_threads 2
+    assert "os.environ['CPU_NUM'] = '2'" in out and 'exec_strategy.num_threads = 2' in out
 
 
 def test_trace_says_the_profiler_is_missing(capsys):
