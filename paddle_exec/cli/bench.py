@@ -1,11 +1,12 @@
 """`paddle-exec bench MODEL`: training steps/s of a model under one strategy setting, and where a step's time goes.
 
 The figure is the median steps/s of `--repeats` rounds of `--steps` steps after a warm-up (timing.py), printed
-with the lowest and highest round so the noise is in plain sight. The per-op table comes from a second, separate
-run: the cost-model policy's statistics window on one place and one thread, which times every op alone with
-time.perf_counter (the `Executor.cost_model()` table). Its sum is set against the step time measured around the
-same runs, and the difference is reported as the executor's own work (feeding, scheduling, fetching), so the table
-never claims more than it measured. `--no-ops` skips it; `--json` writes every number.
+with the middle half of the rounds (quartiles) and the slowest and fastest round, so the noise is in plain sight.
+The per-op table comes from a second, separate run: the cost-model policy's statistics window on one place and
+one thread, which times every op alone with time.perf_counter (the `Executor.cost_model()` table). Its sum is set
+against the step time measured around the same runs, and the difference is reported as the executor's own work
+(feeding, scheduling, fetching), so the table never claims more than it measured. `--no-ops` skips it; `--json`
+writes every number.
 """
 from __future__ import annotations
 
@@ -52,8 +53,9 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         'bench', help='training steps/s of a built-in or scripted model, with a per-op table',
         description='Train MODEL for a few timed rounds under one strategy setting and print steps/s (median, '
-                    'lowest and highest round), then a per-op table of one step. Built-in models: %s. '
-                    'A SCRIPT.py defining build_model() -> (loss, feed) works too.' % ', '.join(builtin_names()),
+                    'middle half of the rounds, slowest and fastest), then a per-op table of one step. Built-in '
+                    'models: %s. A SCRIPT.py defining build_model() -> (loss, feed) works too.'
+                    % ', '.join(builtin_names()),
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('model', metavar='MODEL|SCRIPT.py', help='a built-in model or a model script')
     p.add_argument('--batch', type=int, help='batch size of a built-in model (default: its own)')
@@ -106,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
           % (setting.cpu_num, setting.threads, 'set' if setting.num_threads else '0: 4 per place',
              POLICIES[setting.policy], setting.drop_scope, setting.per_run, setting.build_text()))
     m, = measure(spec, [setting], args.steps, args.repeats, desc='bench %s' % spec.name)
-    print('steps/s  %.1f  (rounds: lowest %.1f, highest %.1f, +-%.1f%%; %d rounds of %d steps)'
-          % (m.median, m.low, m.high, 100 * m.noise, args.repeats, args.steps))
+    print('steps/s  %.1f  (middle half of the rounds %.1f-%.1f, +-%.1f%%; slowest %.1f, fastest %.1f; %d rounds of %d '
+          'steps)' % (m.median, m.low, m.high, 100 * m.noise, min(m.rates), max(m.rates), args.repeats, args.steps))
     result = {'model': spec.name, 'batch': spec.batch, 'setting': {k: v for k, v in vars(setting).items()},
               'changed_from_default': changes, 'steps_per_round': args.steps, 'rates': m.rates,
               'median': m.median}

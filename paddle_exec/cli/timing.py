@@ -15,7 +15,8 @@ user would) and runs training steps: each `exe.run` call fetches the loss, as a 
 `measure` times several runs side by side: after a warm-up (numba compiles, plans, a cost-model policy's statistics
 window), `repeats` rounds of `steps` steps each, the runs in a rotated order every round, so a load change on the
 shared machine hits every setting alike. A `Measurement` keeps every round's steps/s: the median is the figure,
-the lowest and highest are the noise, and two settings whose ranges overlap are a tie (neither is shown faster).
+the middle half of the rounds (the quartiles) is the noise, and two settings whose middle halves overlap are a tie
+(neither is shown faster).
 """
 from __future__ import annotations
 
@@ -167,28 +168,36 @@ class TrainingRun:
 
 @dataclass
 class Measurement:
-    """steps/s of every timed round of one setting."""
+    """steps/s of every timed round of one setting. The spread that counts is the middle half of the rounds
+    (`low`..`high`, the quartiles): on a shared machine a single round can be several times slower or faster than
+    the rest (another process took the cores, or left), and the full range would then call everything a tie."""
     rates: list
 
     @property
     def median(self) -> float:
         return statistics.median(self.rates)
 
+    def _quartiles(self) -> tuple[float, float]:
+        if len(self.rates) == 1:
+            return self.rates[0], self.rates[0]
+        q1, _, q3 = statistics.quantiles(self.rates, n=4, method='inclusive')
+        return q1, q3
+
     @property
     def low(self) -> float:
-        return min(self.rates)
+        return self._quartiles()[0]
 
     @property
     def high(self) -> float:
-        return max(self.rates)
+        return self._quartiles()[1]
 
     @property
     def noise(self) -> float:
-        """Half the spread of the rounds, relative to the median (0.03 = +-3%)."""
+        """Half the middle half's spread, relative to the median (0.03 = +-3%)."""
         return (self.high - self.low) / 2 / self.median if self.median else 0.0
 
     def ties(self, other: Measurement) -> bool:
-        """The two ranges overlap: the rounds cannot tell which is faster."""
+        """The middle halves overlap: the rounds cannot tell which is faster."""
         return self.low <= other.high and other.low <= self.high
 
     def clearly_faster(self, other: Measurement) -> bool:

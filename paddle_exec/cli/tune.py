@@ -3,9 +3,10 @@
 The search is coordinate-wise, one knob at a time in `KNOBS` order (places first, since the thread counts worth
 trying depend on them): every value of the knob is timed side by side with the others held at the best so far
 (timing.measure: warm-up, `--repeats` rounds of `--steps` steps, rotated order). The knob moves off its current
-value only when another value is *clearly* faster: its slowest round beats the current value's fastest. Otherwise
+value only when another value is *clearly* faster: the middle half of its rounds (quartiles) lies above the current
+value's. Otherwise
 the current value stays (Paddle's default, unless an earlier knob moved it), so a difference inside the noise
-never becomes advice. Values whose range of rounds overlaps the chosen one's are reported as ties.
+never becomes advice. Values whose middle half overlaps the chosen one's are reported as ties.
 
 A knob that cannot matter for this model is not timed, and the table says why (reduce_strategy with one place;
 do_smart_stage without a `staged` in the program). The fusion and memory switches are timed like the rest: where
@@ -158,7 +159,7 @@ def table(rows: list) -> str:
                      '+-%.1f%%' % (100 * r.m.noise), rel, r.verdict))
         previous = r.knob
     headers = ['knob swept', 'CPU_NUM', 'num_threads', 'policy', 'drop_scope', 'per_run', 'build', 'steps/s',
-               'range', 'noise', 'vs chosen', 'verdict']
+               'middle half', 'noise', 'vs chosen', 'verdict']
     return format_table(body, headers, 'lrrlrrlrrrrl')
 
 
@@ -177,10 +178,10 @@ def plot(rows: list, path: str, title: str) -> None:
     y = list(range(len(rows)))[::-1]
     ax.barh(y, medians, xerr=errors, color=[colors[r.verdict] for r in rows], capsize=3)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
-    ax.legend(handles, ['chosen', 'tie (ranges overlap)', 'slower'], loc='lower right', fontsize=8)
+    ax.legend(handles, ['chosen', 'tie (middle halves overlap)', 'slower'], loc='lower right', fontsize=8)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)
-    ax.set_xlabel('steps/s (median; whiskers: slowest and fastest round)')
+    ax.set_xlabel('steps/s (median; whiskers: the middle half of the rounds)')
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     folder = os.path.dirname(os.path.abspath(path))
@@ -232,9 +233,9 @@ def run(args: argparse.Namespace) -> int:
                   % (rate_text(best_m.median), rate_text(best_m.low), rate_text(best_m.high),
                      rate_text(base_m.median), rate_text(base_m.low), rate_text(base_m.high), base, gain))
         else:
-            print('best: %s steps/s against %s with %s (%+.1f%%), but timed again side by side the two ranges '
-                  'overlap: a tie within the noise' % (rate_text(best_m.median), rate_text(base_m.median), base,
-                                                       gain))
+            print('best: %s steps/s against %s with %s (%+.1f%%), but timed again side by side the middle halves '
+                  'of their rounds overlap: a tie within the noise'
+                  % (rate_text(best_m.median), rate_text(base_m.median), base, gain))
     print('\n# the best setting, to paste (fluid = paddle_exec.fluid or paddle.fluid):')
     print('\n'.join(current.python_lines()))
     if args.plot:
