@@ -12,11 +12,12 @@ A `Setting` is one value for every knob a user of Paddle's data-parallel executo
 user would) and runs training steps: each `exe.run` call fetches the loss, as a training loop does, and counts as
 `num_iteration_per_run` steps. Feeds are drawn before timing (a pool of batches, cycled).
 
-`measure` times several runs side by side: after a warm-up (numba compiles, plans, a cost-model policy's statistics
-window), `repeats` rounds of `steps` steps each, the runs in a rotated order every round, so a load change on the
-shared machine hits every setting alike. A `Measurement` keeps every round's steps/s: the median is the figure,
-the middle half of the rounds (the quartiles) is the noise, and two settings whose middle halves overlap are a tie
-(neither is shown faster).
+`measure` times several settings side by side: each built twice (two independent executors take turns, since an
+executor's own adaptive choices can make one instance steadily faster than another), after a warm-up (numba
+compiles, plans, a cost-model policy's statistics window), `repeats` rounds of `steps` steps each, the settings in
+a rotated order every round, so a load change on the shared machine hits every setting alike. A `Measurement`
+keeps every round's steps/s: the median is the figure, the middle half of the rounds (the quartiles) is the noise,
+and two settings whose middle halves overlap are a tie (neither is shown faster).
 """
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ import time
 from dataclasses import dataclass, fields, replace
 
 from .. import fluid
-from ..framework import unique_name
 from .common import progress
 from .models import ModelSpec
 
@@ -36,6 +36,7 @@ POLICIES = {'normal': 'USE_NORMAL_EXECUTOR', 'inline': 'USE_INLINE_EXECUTOR', 'c
 FEED_POOL = 8
 COST_MODEL_WINDOW_STOP = 200      # the cost-model policy's statistics window ends at this run by default
 COST_MODEL_WARMUP_CAP = 1000      # runs the per-op profile waits for the window to close
+INSTANCES = 2                     # independent builds of each setting, taking turns over the rounds
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class TrainingRun:
         self.spec, self.setting = spec, setting
         self.main, self.startup = fluid.Program(), fluid.Program()
         self.main.random_seed = self.startup.random_seed = seed
-        with fluid.program_guard(self.main, self.startup), unique_name.guard():
+        with fluid.program_guard(self.main, self.startup), fluid.unique_name.guard():
             self.loss, draw = spec.build(fluid)
         self.has_stage = any(op.type == 'stage' for op in self.main.global_block().ops)
         self.scope = fluid.Scope()
@@ -205,31 +206,38 @@ class Measurement:
 
 
 def measure(spec: ModelSpec, settings: list, steps: int, repeats: int, warmup: int | None = None,
-            desc: str = 'timing') -> list:
-    """A Measurement per setting (in order), timed side by side as the module docstring says."""
+            desc: str = 'timing', instances: int = INSTANCES) -> list:
+    """A Measurement per setting (in order), timed side by side as the module docstring says. Each setting is
+    built `instances` times (independent programs, scopes and executors) and round r runs instance r % instances:
+    an executor makes choices of its own while it runs (the native policy probes parallel against in-order runs
+    and keeps the faster mode for 200 runs), so one instance alone can be persistently faster or slower than
+    another of the same setting, and that difference belongs in the noise, not in the comparison."""
     runs = []
     try:
         for setting in settings:
-            runs.append(TrainingRun(spec, setting))
-        bar = progress(total=len(runs) * (repeats + 1), desc=desc)
-        for run in runs:
-            run.warm_up(warmup if warmup is not None else max(5, steps // 5))
-            if run.setting.policy == 'cost_model':
-                _close_cost_model_window(run)
-            _tick(bar)
+            runs.append([TrainingRun(spec, setting) for _ in range(instances)])
+        bar = progress(total=len(runs) * (instances + repeats), desc=desc)
+        for copies in runs:
+            for run in copies:
+                run.warm_up(warmup if warmup is not None else max(5, steps // 5))
+                if run.setting.policy == 'cost_model':
+                    _close_cost_model_window(run)
+                _tick(bar)
         rates = [[] for _ in runs]
         for r in range(repeats):
             order = list(range(len(runs)))
             order = order[r % len(order):] + order[:r % len(order)]
             for i in order:
+                run = runs[i][r % instances]
                 start = time.perf_counter()
-                done = runs[i].run_steps(steps)
+                done = run.run_steps(steps)
                 rates[i].append(done / (time.perf_counter() - start))
                 _tick(bar)
         _close_bar(bar)
     finally:
-        for run in runs:
-            run.close()
+        for copies in runs:
+            for run in copies:
+                run.close()
         runs.clear()
         gc.collect()
     return [Measurement(r) for r in rates]
@@ -258,7 +266,7 @@ def profile_ops(spec: ModelSpec) -> dict:
     setting = replace(DEFAULT, policy='cost_model', num_threads=1)
     main, startup = fluid.Program(), fluid.Program()
     main.random_seed = startup.random_seed = 1
-    with fluid.program_guard(main, startup), unique_name.guard():
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
         loss, draw = spec.build(fluid)
     scope = fluid.Scope()
     exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=setting.exec_strategy())

@@ -44,6 +44,34 @@ def test_tie_rule_and_pick():
     assert tune.pick(1, [Measurement([50, 51]), b, Measurement([111, 113]), c]) == 3    # the fastest clear winner
 
 
+def test_measure_alternates_independent_instances(monkeypatch):
+    """Each setting is built `instances` times and the rounds take turns, so one executor's lasting luck (its
+    adaptive mode choice) lands in the noise; settings rotate order every round."""
+    made, calls = [], []
+
+    class FakeRun:
+        def __init__(self, spec, setting):
+            self.setting, self.id = setting, len(made)
+            made.append(self)
+
+        def warm_up(self, steps):
+            pass
+
+        def run_steps(self, steps):
+            calls.append(self.id)
+            return steps
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(timing, 'TrainingRun', FakeRun)
+    a, b = Setting(num_threads=1), Setting(num_threads=2)
+    ms = timing.measure(None, [a, b], steps=3, repeats=4, instances=2)
+    assert len(made) == 4 and [r.setting for r in made] == [a, a, b, b]
+    assert calls == [0, 2, 3, 1, 0, 2, 3, 1]          # round r: instance r % 2, order rotated each round
+    assert [len(m.rates) for m in ms] == [4, 4]
+
+
 def test_builtin_models_and_aliases():
     for name in ('fit_a_line', 'fit-a-line', 'fc', 'mlp', 'deepfm'):
         spec = models.load_model(name)
