@@ -2,11 +2,13 @@
 
 The search is coordinate-wise, one knob at a time in `KNOBS` order (places first, since the thread counts worth
 trying depend on them): every value of the knob is timed side by side with the others held at the best so far
-(timing.measure: warm-up, `--repeats` rounds of `--steps` steps, rotated order). The knob moves off its current
-value only when another value is *clearly* faster: the middle half of its rounds (quartiles) lies above the current
-value's. Otherwise
-the current value stays (Paddle's default, unless an earlier knob moved it), so a difference inside the noise
-never becomes advice. Values whose middle half overlaps the chosen one's are reported as ties.
+(timing.measure: two builds per setting taking turns, a warm-up, `--repeats` rounds of `--steps` steps, rotated
+order). The knob moves off its current value only when another value is *clearly* faster: the middle half of its
+rounds (quartiles) lies above the current value's. Otherwise the current value stays (Paddle's default, unless an
+earlier knob moved it), so a difference inside the noise never becomes advice. A value that wins its sweep is
+timed again, afresh, against the current one alone, and is taken only if it wins again (with a dozen values
+compared, one beats the noise by luck now and then; the table marks such a value `unconfirmed`). Values whose
+middle half overlaps the chosen one's are reported as ties.
 
 A knob that cannot matter for this model is not timed, and the table says why (reduce_strategy with one place;
 do_smart_stage without a `staged` in the program). The fusion and memory switches are timed like the rest: where
@@ -14,9 +16,10 @@ paddle_exec gives them no effect they come out as ties, which is the honest answ
 
 The search starts from Paddle's defaults, or from the setting given with bench's options (`--cpu-num 2
 --threads 2 ...`), which is how a knob that needs another one set is measured (reduce_strategy needs places).
-At the end the best setting and the starting one are timed once more side by side, the speed-up is printed with
-its noise, and the best setting is printed as the lines to paste. `--plot out.png` draws every timed setting with
-its range (matplotlib, the plot extra).
+At the end the best setting and the starting one are timed once more side by side: the speed-up is printed with
+its noise when the best wins that too, and otherwise the starting setting is the advice. The advice is printed as
+the lines to paste. `--plot out.png` draws every timed setting with the middle half of its rounds (matplotlib, the
+plot extra).
 """
 from __future__ import annotations
 
@@ -132,12 +135,28 @@ def sweep(spec, knob: Knob, current: Setting, facts: dict, steps: int, repeats: 
         values = [now] + values
     settings = [replace(current, **{knob.field: v}) for v in values]
     ms = measure(spec, settings, steps, repeats, desc=knob.name)
-    best = pick(values.index(now), ms)
+    kept = values.index(now)
+    best = pick(kept, ms)
+    unconfirmed = None
+    if best != kept and not confirmed(spec, settings[best], settings[kept], steps, repeats, knob.name):
+        best, unconfirmed = kept, best
     rows = []
     for i, (v, s, m) in enumerate(zip(values, settings, ms)):
-        verdict = 'chosen' if i == best else ('tie' if m.ties(ms[best]) else 'slower')
+        if i == best:
+            verdict = 'chosen'
+        elif i == unconfirmed:
+            verdict = 'unconfirmed'
+        else:
+            verdict = 'tie' if m.ties(ms[best]) else 'slower'
         rows.append(Row(knob.name, knob.show(v), s, m, verdict))
     return settings[best], rows
+
+
+def confirmed(spec, candidate: Setting, current: Setting, steps: int, repeats: int, name: str) -> bool:
+    """A value that won its sweep must win again, timed afresh against the current one alone (new builds): with a
+    dozen values compared, one of them beats the noise by luck now and then."""
+    again, versus = measure(spec, [candidate, current], steps, repeats, desc='%s again' % name)
+    return again.clearly_faster(versus)
 
 
 def rate_text(x: float) -> str:
@@ -173,12 +192,13 @@ def plot(rows: list, path: str, title: str) -> None:
     labels = ['%s=%s' % (r.knob, r.value) for r in rows]
     medians = [r.m.median for r in rows]
     errors = [[r.m.median - r.m.low for r in rows], [r.m.high - r.m.median for r in rows]]
-    colors = {'chosen': '#2e86c1', 'tie': '#85c1e9', 'slower': '#bbbbbb'}
+    colors = {'chosen': '#2e86c1', 'tie': '#85c1e9', 'unconfirmed': '#f5cba7', 'slower': '#bbbbbb'}
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(rows) + 1.5))
     y = list(range(len(rows)))[::-1]
     ax.barh(y, medians, xerr=errors, color=[colors[r.verdict] for r in rows], capsize=3)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
-    ax.legend(handles, ['chosen', 'tie (middle halves overlap)', 'slower'], loc='lower right', fontsize=8)
+    ax.legend(handles, ['chosen', 'tie (middle halves overlap)', 'faster once, not again', 'slower'],
+              loc='lower right', fontsize=8)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)
     ax.set_xlabel('steps/s (median; whiskers: the middle half of the rounds)')
@@ -233,9 +253,12 @@ def run(args: argparse.Namespace) -> int:
                   % (rate_text(best_m.median), rate_text(best_m.low), rate_text(best_m.high),
                      rate_text(base_m.median), rate_text(base_m.low), rate_text(base_m.high), base, gain))
         else:
-            print('best: %s steps/s against %s with %s (%+.1f%%), but timed again side by side the middle halves '
-                  'of their rounds overlap: a tie within the noise'
-                  % (rate_text(best_m.median), rate_text(base_m.median), base, gain))
+            print('best: %s (%s), since the search\'s pick (%s) was timed again side by side and came out at %s '
+                  'steps/s against %s (%+.1f%%): the middle halves of their rounds overlap, a tie within the noise'
+                  % (base, ', '.join('%s=%s' % kv for kv in start.changes().items()) or 'nothing changed',
+                     ', '.join('%s=%s' % kv for kv in current.changes(start).items()), rate_text(best_m.median),
+                     rate_text(base_m.median), gain))
+            current = start
     print('\n# the best setting, to paste (fluid = paddle_exec.fluid or paddle.fluid):')
     print('\n'.join(current.python_lines()))
     if args.plot:
