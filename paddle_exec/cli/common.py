@@ -49,9 +49,17 @@ class SavedModel:
     model_filename: str | None
     params_filename: str | None     # None: one file per variable in the folder (1.8), or PREFIX.pdiparams (2.x)
 
+    def is_checkpoint(self) -> bool:
+        """static.save's PREFIX.pdmodel + PREFIX.pdparams, without an inference model's PREFIX.pdiparams."""
+        return (self.kind == 'paddle-2.x' and not os.path.exists(self.loader_path + '.pdiparams')
+                and os.path.exists(self.loader_path + '.pdparams'))
+
     def describe(self) -> str:
         if self.kind == 'paddle-2.x':
             params = self.loader_path + '.pdiparams'
+            if self.is_checkpoint():
+                return ('%s (a training checkpoint written by static.save: parameters in %s.pdparams, optimizer '
+                        'state in %s.pdopt)' % (self.model_file, self.loader_path, self.loader_path))
             held = params if os.path.exists(params) else 'none (%s is missing)' % os.path.basename(params)
             return '%s (Paddle 2.x layout; parameters: %s)' % (self.model_file, held)
         if self.params_filename:
@@ -108,6 +116,9 @@ def read_program(model: SavedModel):
 def load_inference(model: SavedModel, executor):
     """[program, feed names, fetch Variables] with the parameters loaded into the current scope."""
     if model.kind == 'paddle-2.x':
+        if model.is_checkpoint():
+            raise CliError('%s is a training checkpoint (static.save), not an inference model: save one with '
+                           'static.save_inference_model to run it' % model.model_file)
         if not os.path.exists(model.loader_path + '.pdiparams'):
             raise CliError('%s.pdiparams is missing: run needs the parameters that save_inference_model writes '
                            'beside %s' % (model.loader_path, model.model_file))

@@ -101,6 +101,15 @@ def model_facts(path: str, model_filename: str | None = None, all_attrs: bool = 
     model = locate_model(path, model_filename)
     program, feed_names, fetch_names = read_program(model)
     block0 = program.global_block()
+    data_vars = not feed_names
+    if data_vars:       # not an inference model: a run must feed what some op reads and no op writes
+        written = {n for op in block0.ops for n in op.output_arg_names}
+        feed_names = []
+        for op in block0.ops:
+            for name in op.input_arg_names:
+                var = block0.vars.get(name)
+                if name not in written and name not in feed_names and var is not None and not var.persistable:
+                    feed_names.append(name)
     blocks = []
     for block in program.blocks:
         ops = []
@@ -110,6 +119,7 @@ def model_facts(path: str, model_filename: str | None = None, all_attrs: bool = 
                         'outputs': {k: list(v) for k, v in sorted(op.outputs.items())}, 'attrs': attrs})
         blocks.append({'idx': block.idx, 'parent_idx': block.parent_idx, 'ops': ops})
     return {'model': model.describe(), 'kind': model.kind, 'model_file': model.model_file,
+            'feeds_inferred': data_vars,
             'feeds': [_var_facts(block0, n) for n in feed_names],
             'fetches': [_var_facts(block0, n) for n in fetch_names],
             'blocks': blocks, 'parameters': _parameter_facts(program), '_program': program}
@@ -131,14 +141,15 @@ def render_text(facts: dict) -> str:
     out = ['model     %s' % facts['model'], '']
 
     def vars_table(title, entries):
-        out.append('%s (%d)' % (title, len(entries)))
+        out.append('%s (%d)' % (title, len(entries)) if '(' not in title else '%s: %d' % (title, len(entries)))
         if entries:
             rows = [(e['name'], e['dtype'] or '?', shape_text(e['shape']) if e['shape'] is not None else '?')
                     for e in entries]
             out.append(format_table(rows, ['name', 'dtype', 'shape']))
         out.append('')
 
-    vars_table('feeds', facts['feeds'])
+    vars_table('feeds' + (' (what its ops read and none writes: not an inference model)'
+                          if facts['feeds_inferred'] else ''), facts['feeds'])
     vars_table('fetches', facts['fetches'])
     for block in facts['blocks']:
         where = '' if block['idx'] == 0 else ', block %d (parent %d)' % (block['idx'], block['parent_idx'])

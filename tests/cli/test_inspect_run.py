@@ -141,3 +141,26 @@ def test_run_errors_name_the_feed(capsys, tmp_path):
     assert status == 1 and err.count('\n') == 1 and "'x'" in err and '12' in err      # the Executor's shape check
     status, _, err = cli(capsys, 'run', path, '--feed', 'x=%s' % (tmp_path / 'missing.npy'))
     assert status == 1 and 'no such file' in err and "feed 'x'" in err
+
+
+def test_a_static_save_checkpoint(capsys, tmp_path):
+    """static.save writes a whole training program: inspect shows it with the inputs it would need fed and the
+    optimizer state among the parameters; run says it is no inference model."""
+    import paddle_exec.fluid as fluid
+    import paddle_exec.static as static
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        loss = fluid.layers.mean(fluid.layers.fc(x, 2))
+        fluid.optimizer.Adam(0.1).minimize(loss)
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        static.save(main, str(tmp_path / 'ckpt' / 'model'))
+    status, out, _ = cli(capsys, 'inspect', tmp_path / 'ckpt' / 'model')
+    assert status == 0
+    assert 'a training checkpoint written by static.save' in out
+    assert 'feeds (what its ops read and none writes: not an inference model): 1' in out
+    assert 'fc_0.w_0_moment1_0' in out and 'adam' in out
+    status, _, err = cli(capsys, 'run', tmp_path / 'ckpt' / 'model')
+    assert status == 1 and 'is a training checkpoint (static.save), not an inference model' in err
