@@ -66,3 +66,11 @@ def test_an_op_without_mapping_is_named(capsys, tmp_path):
     assert status == 1 and err.count('\n') == 1
     assert 'cannot export' in err and 'no ONNX mapping for op cumsum' in err
     assert not (tmp_path / 'm.onnx').exists()
+
+
+def test_without_the_onnx_package_export_says_what_to_install(capsys, tmp_path, monkeypatch):
+    from paddle_exec.onnx import converter
+    monkeypatch.setattr(converter, 'onnx', None)
+    status, _, err = cli(capsys, 'export', os.path.join(MODELS, 'fit_a_line_v18'), '--onnx', tmp_path / 'm.onnx')
+    assert status == 1 and err.count('\n') == 1
+    assert "writing ONNX needs the onnx package: pip install 'paddle_exec[onnx]'" in err
