@@ -44,7 +44,12 @@ def _one_line(exc: BaseException) -> str:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # everything after the first `--` belongs to a script the subcommand runs (trace), not to paddle-exec
+    passed = argv[argv.index('--') + 1:] if '--' in argv else []
+    argv = argv[:argv.index('--')] if '--' in argv else argv
     args = parser.parse_args(argv)
+    args.passed_args = passed
     if args.command is None:
         parser.print_help()
         return 2

@@ -40,8 +40,8 @@ from ..framework.program import Program
 from ..ops import reader as reader_ops
 from .config import RunConfig
 from .feed import FeedBinding
-from .passes.data_parallel import build_data_parallel_plan, is_inference_program, ops_to_dot, plan_to_dot
-from .passes.smart_stage import program_to_dot, split_to_dot
+from .graphs import plan_dot, program_dot, split_dot
+from .passes.data_parallel import build_data_parallel_plan, is_inference_program
 from .passes.stage import StageSplit, physical_program
 from .plan import BlockAnalysis, ExecutionPlan, build_plan, plan_of
 
@@ -84,7 +84,7 @@ class StageSpec:
     def dot(self) -> tuple[str, str]:
         """(before, after): the program as written and its physical split, as Graphviz text."""
         title = 'after SmartStage' if self.smart else 'after the stage split'
-        return program_to_dot(self.block), split_to_dot(self.block, self.split, title)
+        return program_dot(self.block, 'the program as written'), split_dot(self.block, self.split, title)
 
 
 @dataclass
@@ -155,7 +155,7 @@ def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config
 def _write_graphs(path: str, block, plan: ExecutionPlan) -> None:
     """BuildStrategy.debug_graphviz_path: `<path>_original_graph` (the program) and `<path>_multi_devices_graph`
     (the compiled multi-place graph), as Graphviz text, rewritten by each new plan."""
-    for suffix, text in (('_original_graph', ops_to_dot(block.ops)), ('_multi_devices_graph', plan_to_dot(plan))):
+    for suffix, text in (('_original_graph', program_dot(block)), ('_multi_devices_graph', plan_dot(plan))):
         with open(path + suffix, 'w') as f:
             f.write(text)
 

@@ -248,10 +248,38 @@ def test_tune_from_a_starting_setting(capsys):
     assert "os.environ['CPU_NUM'] = '2'" in out and 'exec_strategy.num_threads = 2' in out
 
 
-def test_trace_says_the_profiler_is_missing(capsys):
-    status, out, err = cli(capsys, 'trace', 'train.py', '-o', 'trace.json')
-    assert status == 2 and out == ''
-    assert 'paddle_exec has no profiler yet (issue 17' in err and 'nothing was run' in err
+TRACED_SCRIPT = """
+import sys
+import numpy as np
+import paddle.fluid as fluid          # the alias: paddle is paddle_exec
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+    y = fluid.layers.fc(x, 2)
+exe = fluid.Executor(fluid.CPUPlace())
+exe.run(startup)
+for _ in range(int(sys.argv[1])):
+    exe.run(main, feed={'x': np.ones((4, 3), 'float32')}, fetch_list=[y])
+if len(sys.argv) > 2:
+    raise ValueError('fails on purpose')
+"""
+
+
+def test_trace_runs_a_script_under_the_profiler(capsys, tmp_path):
+    script = tmp_path / 'train.py'
+    script.write_text(TRACED_SCRIPT)
+    out_path = tmp_path / 'trace.json'
+    status, out, err = cli(capsys, 'trace', '--paddle-alias', str(script), '-o', str(out_path), '--sorted-key',
+                           'calls', '--', '3')
+    assert status == 0, err
+    assert 'Profiling Report' in err and 'Sorted by number of calls' in err and 'thread0::mul' in err
+    trace = json.loads(out_path.read_text())
+    assert len([e for e in trace['traceEvents'] if e.get('name') == 'mul']) == 3
+    assert 'op events' in out
+    status, out, err = cli(capsys, 'trace', '--paddle-alias', '--no-report', str(script), '-o', str(out_path),
+                           '--', '2', 'fail')
+    assert status == 1 and 'fails on purpose' in err and 'Profiling Report' not in err
+    assert len([e for e in json.loads(out_path.read_text())['traceEvents'] if e.get('name') == 'mul']) == 2
 
 
 @pytest.mark.parametrize('command', ['inspect', 'run', 'export', 'bench', 'tune', 'trace'])

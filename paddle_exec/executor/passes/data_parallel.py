@@ -25,8 +25,7 @@ the same summed array; it is copied per place only if a later op updates the gra
 writes its outputs into every place's slots (Paddle's broadcast after a Reduce-mode update); the persistables that
 only run-once nodes write are *shared* by all places' scopes (`plan.shared_persistables`), the rest are copied.
 
-`plan_to_dot(plan)` and `ops_to_dot(block.ops)` render the compiled graph and the program's graph for
-BuildStrategy.debug_graphviz_path.
+executor/graphs.py draws the compiled graph for BuildStrategy.debug_graphviz_path.
 """
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
 from ..plan import BlockAnalysis, ExecutionPlan, PlanNode, place_binding
 
-__all__ = ['build_data_parallel_plan', 'is_inference_program', 'plan_to_dot', 'ops_to_dot',
+__all__ = ['build_data_parallel_plan', 'is_inference_program',
            'shared_persistables']
 
 LOSS_GRAD_ROLE = int(OpRole.Backward | OpRole.Loss)
@@ -314,42 +313,3 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
     plan.shared_persistables = shared
     plan.loss_grad_fed = scale_strategy == _CUSTOMIZED and loss_name is not None
     return plan
-
-
-# --- graphviz ---------------------------------------------------------------------------------------------------
-
-def _dot_escape(text: str) -> str:
-    return text.replace('\\', '\\\\').replace('"', '\\"')
-
-
-def plan_to_dot(plan) -> str:
-    """The compiled graph: one box per node (op and place), an edge per dependency."""
-    lines = ['digraph G {', '  node [shape=box, style="rounded,filled", fontname="Arial"];']
-    for nd in plan.nodes:
-        label = nd.label if nd.op is None or nd.label != nd.op.type else '%s\\nplace %d' % (nd.label, nd.place)
-        color = '#f5d76e' if nd.op is not None and nd.op.type in COLLECTIVE_INFOS else '#dddddd'
-        lines.append('  n%d [label="%s", fillcolor="%s"];' % (nd.index, _dot_escape(label), color))
-    for nd in plan.nodes:
-        for s in nd.successors:
-            lines.append('  n%d -> n%d;' % (nd.index, s))
-    lines.append('}')
-    return '\n'.join(lines) + '\n'
-
-
-def ops_to_dot(ops) -> str:
-    """A single-place graph: ops and the variables they read and write."""
-    lines = ['digraph G {', '  node [fontname="Arial"];']
-    var_ids: dict[str, int] = {}
-    for j, op in enumerate(ops):
-        lines.append('  op%d [label="%s(%d)", shape=box, style="rounded,filled", fillcolor="#303a3a", '
-                     'fontcolor="#ffffff"];' % (j, _dot_escape(op.type), j))
-        for name in op.input_arg_names + op.output_arg_names:
-            if name not in var_ids:
-                var_ids[name] = len(var_ids)
-                lines.append('  v%d [label="%s", shape=ellipse];' % (var_ids[name], _dot_escape(name)))
-        for name in dict.fromkeys(op.input_arg_names):
-            lines.append('  v%d -> op%d;' % (var_ids[name], j))
-        for name in dict.fromkeys(op.output_arg_names):
-            lines.append('  op%d -> v%d;' % (j, var_ids[name]))
-    lines.append('}')
-    return '\n'.join(lines) + '\n'
