@@ -91,3 +91,8 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
            'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
            'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
+
+# 3-D convolution and pooling, adaptive pooling, normalisation, resizing and vision layers (issue 12)
+from ...layers.conv3d import adaptive_pool2d, adaptive_pool3d, conv3d, conv3d_transpose, pool3d  # noqa: E402
+
+__all__ += ['adaptive_pool2d', 'adaptive_pool3d', 'conv3d', 'conv3d_transpose', 'pool3d']

@@ -1,0 +1,89 @@
+"""Golden cases of fluid 1.8 nn builders (recorded with paddlepaddle 1.8.5; see nn_golden.py for the protocol).
+
+Every case takes (paddle, rng) and returns {'feeds', 'out', 'fetch', 'wrt'}; inputs are fed with fixed shapes.
+"""
+import numpy as np
+
+
+def _x(fluid, rng, name, shape, grad=True, dtype='float32'):
+    var = fluid.data(name, list(shape), dtype)
+    var.stop_gradient = not grad
+    return var, rng.uniform(-1, 1, shape).astype(dtype)
+
+
+def _distinct(rng, shape):
+    n = int(np.prod(shape))
+    return (rng.permutation(n).reshape(shape) * 0.01 - n * 0.005).astype('float32')
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 3-D convolution and pooling, adaptive pooling
+
+def case_conv3d(paddle, rng):
+    fluid = paddle.fluid
+    x, xv = _x(fluid, rng, 'x', (2, 4, 5, 6, 5))
+    y = fluid.layers.conv3d(x, 6, [3, 2, 3], stride=[1, 2, 1], padding=[1, 0, 1], groups=2, act='tanh')
+    z = fluid.layers.conv3d(x, 3, 2, padding='SAME', dilation=2, bias_attr=False)
+    return {'feeds': {'x': xv}, 'out': [y, z], 'wrt': [x]}
+
+
+def case_conv3d_ndhwc(paddle, rng):
+    fluid = paddle.fluid
+    x, xv = _x(fluid, rng, 'x', (2, 4, 5, 4, 3))
+    y = fluid.layers.conv3d(x, 2, 2, stride=2, padding=[[0, 0], [1, 0], [0, 1], [1, 1], [0, 0]],
+                            data_format='NDHWC')
+    return {'feeds': {'x': xv}, 'out': [y], 'wrt': [x]}
+
+
+def case_conv3d_transpose(paddle, rng):
+    fluid = paddle.fluid
+    x, xv = _x(fluid, rng, 'x', (2, 4, 3, 4, 3))
+    y = fluid.layers.conv3d_transpose(x, 6, filter_size=[3, 2, 3], stride=[2, 1, 2], padding=[1, 0, 1], groups=2)
+    z = fluid.layers.conv3d_transpose(x, 2, output_size=[6, 8, 7], stride=2, act='sigmoid')
+    return {'feeds': {'x': xv}, 'out': [y, z], 'wrt': [x]}
+
+
+def case_conv3d_transpose_ndhwc(paddle, rng):
+    fluid = paddle.fluid
+    x, xv = _x(fluid, rng, 'x', (1, 3, 2, 3, 4))
+    y = fluid.layers.conv3d_transpose(x, 2, filter_size=2, stride=2, padding=[1, 0, 0, 1, 1, 1],
+                                      data_format='NDHWC')
+    return {'feeds': {'x': xv}, 'out': [y], 'wrt': [x]}
+
+
+def case_pool3d(paddle, rng):
+    fluid = paddle.fluid
+    L = fluid.layers
+    x = fluid.data('x', [2, 3, 6, 5, 7], 'float32')
+    x.stop_gradient = False
+    xv = _distinct(rng, (2, 3, 6, 5, 7))
+    outs = [L.pool3d(x, 2, 'max', 2),
+            L.pool3d(x, [3, 2, 3], 'avg', [2, 1, 2], [1, 0, 1]),
+            L.pool3d(x, 3, 'avg', 2, 1, ceil_mode=True, exclusive=False),
+            L.pool3d(x, 3, 'max', 2, [1, 0, 1, 1, 0, 1], ceil_mode=True),
+            L.pool3d(x, 2, 'avg', 1, 'SAME'),
+            L.pool3d(x, global_pooling=True, pool_type='avg')]
+    return {'feeds': {'x': xv}, 'out': outs, 'wrt': [x]}
+
+
+def case_pool3d_ndhwc(paddle, rng):
+    fluid = paddle.fluid
+    x = fluid.data('x', [2, 5, 4, 6, 3], 'float32')
+    x.stop_gradient = False
+    outs = [fluid.layers.pool3d(x, 2, 'max', 2, data_format='NDHWC'),
+            fluid.layers.pool3d(x, [2, 3, 2], 'avg', [1, 2, 2], 'VALID', data_format='NDHWC')]
+    return {'feeds': {'x': _distinct(rng, (2, 5, 4, 6, 3))}, 'out': outs, 'wrt': [x]}
+
+
+def case_adaptive_pool(paddle, rng):
+    fluid = paddle.fluid
+    L = fluid.layers
+    x = fluid.data('x', [2, 3, 7, 9], 'float32')
+    v = fluid.data('v', [2, 2, 5, 7, 6], 'float32')
+    x.stop_gradient = v.stop_gradient = False
+    a = L.adaptive_pool2d(x, [3, 4], 'avg')
+    b, mask = L.adaptive_pool2d(x, 4, 'max', require_index=True)
+    c = L.adaptive_pool3d(v, [2, 3, 4], 'avg')
+    d, mask3 = L.adaptive_pool3d(v, [3, 2, 4], 'max', require_index=True)
+    return {'feeds': {'x': _distinct(rng, (2, 3, 7, 9)), 'v': _distinct(rng, (2, 2, 5, 7, 6))},
+            'out': [a, b, c, d], 'fetch': [mask, mask3], 'wrt': [x, v]}
