@@ -14,6 +14,7 @@ from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from ..initializer import NormalInitializer
 from .checks import check_type, check_variable_and_dtype, to_int_list
+from .conv import pool_nd_op
 from .helper import LayerHelper
 
 
@@ -167,22 +168,6 @@ def pool3d(input, pool_size=-1, pool_type='max', pool_stride=1, pool_padding=0, 
     paddings, algorithm = normalize_padding_nd(pool_padding, data_format == 'NDHWC', 3, 'pool_padding', ceil_mode)
     return pool_nd_op('pool3d', input, pool_type, pool_size, pool_stride, paddings, algorithm, global_pooling,
                       use_cudnn, ceil_mode, exclusive, data_format, name=name)
-
-
-def pool_nd_op(op_type: str, x, pool_type: str, ksize, strides, paddings, padding_algorithm: str,
-               global_pooling: bool, use_cudnn: bool, ceil_mode: bool, exclusive: bool, data_format: str,
-               adaptive: bool = False, name=None):
-    """Appends one `pool2d` / `pool3d` op (fluid.layers.pool3d and the 2.x pooling functions)."""
-    helper = LayerHelper(op_type, name=name)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    attrs = {'pooling_type': pool_type, 'ksize': list(ksize), 'global_pooling': bool(global_pooling),
-             'strides': list(strides), 'paddings': list(paddings), 'padding_algorithm': padding_algorithm,
-             'use_cudnn': bool(use_cudnn), 'ceil_mode': bool(ceil_mode), 'use_mkldnn': False,
-             'exclusive': bool(exclusive), 'data_format': data_format}
-    if adaptive:
-        attrs['adaptive'] = True
-    helper.append_op(op_type, {'X': [x]}, {'Out': [out]}, attrs)
-    return out
 
 
 def max_pool_with_index_op(rank: int, x, ksize, strides, paddings, adaptive: bool, global_pooling=False,

@@ -14,3 +14,115 @@ def _x(paddle, rng, name, shape, grad=True, dtype='float32'):
 def _distinct(rng, shape):
     n = int(np.prod(shape))
     return (rng.permutation(n).reshape(shape) * 0.01 - n * 0.005).astype('float32')
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# convolutions
+
+def case_conv1d(paddle, rng):
+    F = paddle.nn.functional
+    x, xv = _x(paddle, rng, 'x', (2, 4, 9))
+    w, wv = _x(paddle, rng, 'w', (6, 2, 3))
+    b, bv = _x(paddle, rng, 'b', (6,))
+    y = F.conv1d(x, w, b, stride=2, padding=[1, 2], groups=2)
+    z = F.conv1d(x, w[:, :, :2], None, padding='SAME', dilation=2, groups=2)
+    xl, xlv = _x(paddle, rng, 'xl', (2, 7, 4))
+    u = F.conv1d(xl, w, b, padding=1, groups=2, data_format='NLC')
+    return {'feeds': {'x': xv, 'w': wv, 'b': bv, 'xl': xlv}, 'out': [y, z, u], 'wrt': [x, w, b, xl]}
+
+
+def case_conv1d_transpose(paddle, rng):
+    F = paddle.nn.functional
+    x, xv = _x(paddle, rng, 'x', (2, 4, 5))
+    w, wv = _x(paddle, rng, 'w', (4, 3, 3))
+    b, bv = _x(paddle, rng, 'b', (6,))
+    y = F.conv1d_transpose(x, w, b, stride=2, padding=1, output_padding=1, groups=2)
+    z = F.conv1d_transpose(x, w, None, stride=2, output_size=[14], dilation=2)
+    return {'feeds': {'x': xv, 'w': wv, 'b': bv}, 'out': [y, z], 'wrt': [x, w, b]}
+
+
+def case_conv3d_functional(paddle, rng):
+    F = paddle.nn.functional
+    x, xv = _x(paddle, rng, 'x', (1, 4, 4, 5, 4))
+    w, wv = _x(paddle, rng, 'w', (4, 2, 2, 3, 2))
+    wt, wtv = _x(paddle, rng, 'wt', (4, 3, 2, 2, 3))
+    b, bv = _x(paddle, rng, 'b', (4,))
+    y = F.conv3d(x, w, b, stride=[1, 2, 1], padding=[1, 0, 1, 1, 0, 1], groups=2)
+    z = F.conv3d_transpose(x, wt, None, stride=2, padding=1, output_padding=[1, 0, 1], groups=1)
+    return {'feeds': {'x': xv, 'w': wv, 'wt': wtv, 'b': bv}, 'out': [y, z], 'wrt': [x, w, wt, b]}
+
+
+def case_conv_layers(paddle, rng):
+    nn = paddle.nn
+    x1, x1v = _x(paddle, rng, 'x1', (2, 3, 8))
+    x2, x2v = _x(paddle, rng, 'x2', (1, 2, 6, 5))
+    x3, x3v = _x(paddle, rng, 'x3', (1, 2, 4, 5, 3))
+    outs = [nn.Conv1D(3, 4, 3, padding=1, padding_mode='reflect')(x1),
+            nn.Conv1DTranspose(3, 2, 3, stride=2)(x1),
+            nn.Conv2D(2, 4, 3, padding=1, padding_mode='circular', groups=2)(x2),
+            nn.Conv2DTranspose(2, 3, [2, 3], stride=[2, 1], padding=[1, 0])(x2),
+            nn.Conv3D(2, 3, 2, padding=1, padding_mode='replicate', bias_attr=False)(x3),
+            nn.Conv3DTranspose(2, 2, 3, stride=2, padding=1, data_format='NCDHW')(x3)]
+    return {'feeds': {'x1': x1v, 'x2': x2v, 'x3': x3v}, 'out': outs, 'wrt': [x1, x2, x3]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pooling and unpooling
+
+def case_pool1d(paddle, rng):
+    F = paddle.nn.functional
+    x = paddle.static.data('x', [2, 3, 11], 'float32')
+    x.stop_gradient = False
+    a = F.max_pool1d(x, 3, 2, padding=1)
+    b, mask = F.max_pool1d(x, 2, return_mask=True)
+    c = F.avg_pool1d(x, 4, 3, padding=[1, 2], exclusive=False)
+    d = F.avg_pool1d(x, 3, ceil_mode=True)
+    e = F.adaptive_avg_pool1d(x, 4)
+    f, fmask = F.adaptive_max_pool1d(x, 5, return_mask=True)
+    return {'feeds': {'x': _distinct(rng, (2, 3, 11))}, 'out': [a, b, c, d, e, f], 'fetch': [mask, fmask],
+            'wrt': [x]}
+
+
+def case_pool3d_functional(paddle, rng):
+    F = paddle.nn.functional
+    x = paddle.static.data('x', [2, 2, 6, 5, 7], 'float32')
+    x.stop_gradient = False
+    outs = [F.max_pool3d(x, 2, 2),
+            F.max_pool3d(x, [3, 2, 3], [2, 1, 2], padding=1, ceil_mode=True),
+            F.avg_pool3d(x, 3, 2, padding=[1, 0, 1], exclusive=True),
+            F.avg_pool3d(x, 2, 2, divisor_override=3),
+            F.adaptive_avg_pool3d(x, [3, None, 2])]
+    m, mask = F.max_pool3d(x, 2, 2, padding=[0, 1, 0], return_mask=True)
+    am, amask = F.adaptive_max_pool3d(x, [2, 3, 4], return_mask=True)
+    return {'feeds': {'x': _distinct(rng, (2, 2, 6, 5, 7))}, 'out': outs + [m, am], 'fetch': [mask, amask],
+            'wrt': [x]}
+
+
+def case_pool_layers(paddle, rng):
+    nn = paddle.nn
+    x = paddle.static.data('x', [2, 3, 4, 6, 5], 'float32')
+    v = paddle.static.data('v', [2, 3, 9], 'float32')
+    x.stop_gradient = v.stop_gradient = False
+    outs = [nn.MaxPool3D(2, 2, data_format='NCDHW')(x), nn.AvgPool3D(3, 1, padding=1)(x),
+            nn.AdaptiveAvgPool3D(2)(x), nn.AdaptiveMaxPool3D([1, 2, 3])(x), nn.MaxPool1D(2)(v),
+            nn.AvgPool1D(3, 2, padding=1)(v), nn.AdaptiveAvgPool1D(3)(v), nn.AdaptiveMaxPool1D(4)(v)]
+    return {'feeds': {'x': _distinct(rng, (2, 3, 4, 6, 5)), 'v': _distinct(rng, (2, 3, 9))}, 'out': outs,
+            'wrt': [x, v]}
+
+
+def case_max_unpool(paddle, rng):
+    F = paddle.nn.functional
+    nn = paddle.nn
+    x1 = paddle.static.data('x1', [2, 3, 8], 'float32')
+    x2 = paddle.static.data('x2', [2, 2, 6, 8], 'float32')
+    x3 = paddle.static.data('x3', [1, 2, 4, 6, 4], 'float32')
+    for v in (x1, x2, x3):
+        v.stop_gradient = False
+    p1, m1 = F.max_pool1d(x1, 2, return_mask=True)
+    p2, m2 = F.max_pool2d(x2, 2, 2, return_mask=True)
+    p3, m3 = F.max_pool3d(x3, 2, 2, return_mask=True)
+    outs = [F.max_unpool1d(p1, m1, 2), F.max_unpool2d(p2, m2, 2, output_size=[7, 9]),
+            nn.MaxUnPool2D(2, 2)(p2, m2), F.max_unpool3d(p3, m3, 2), nn.MaxUnPool3D(2)(p3, m3),
+            nn.MaxUnPool1D(2, 2)(p1, m1)]
+    return {'feeds': {'x1': _distinct(rng, (2, 3, 8)), 'x2': _distinct(rng, (2, 2, 6, 8)),
+                      'x3': _distinct(rng, (1, 2, 4, 6, 4))}, 'out': outs, 'wrt': [x1, x2, x3]}
