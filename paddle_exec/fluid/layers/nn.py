@@ -96,3 +96,6 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
 from ...layers.conv3d import adaptive_pool2d, adaptive_pool3d, conv3d, conv3d_transpose, pool3d  # noqa: E402
 
 __all__ += ['adaptive_pool2d', 'adaptive_pool3d', 'conv3d', 'conv3d_transpose', 'pool3d']
+from ...layers.norm import affine_channel, data_norm, inplace_abn, spectral_norm  # noqa: E402
+
+__all__ += ['affine_channel', 'data_norm', 'inplace_abn', 'spectral_norm']

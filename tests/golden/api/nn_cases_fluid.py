@@ -87,3 +87,50 @@ def case_adaptive_pool(paddle, rng):
     d, mask3 = L.adaptive_pool3d(v, [3, 2, 4], 'max', require_index=True)
     return {'feeds': {'x': _distinct(rng, (2, 3, 7, 9)), 'v': _distinct(rng, (2, 2, 5, 7, 6))},
             'out': [a, b, c, d], 'fetch': [mask, mask3], 'wrt': [x, v]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# normalisation
+
+def case_data_norm(paddle, rng):
+    fluid = paddle.fluid
+    x, xv = _x(fluid, rng, 'x', (5, 4))
+    xv[1, 0] = 0.0
+    xv[3, 2] = 0.0
+    a = fluid.layers.data_norm(x, name='plain')
+    b = fluid.layers.data_norm(x, name='shifted', enable_scale_and_shift=True,
+                               param_attr={'scale_w': 1.0, 'bias': 0.0})
+    c = fluid.layers.data_norm(x, name='slots', slot_dim=2, act='tanh')
+    init = {}
+    for prefix in ('plain', 'shifted', 'slots'):
+        init[prefix + '.batch_size'] = rng.uniform(2, 5, 4)
+        init[prefix + '.batch_sum'] = rng.uniform(-1, 1, 4)
+        init[prefix + '.batch_square_sum'] = rng.uniform(2, 5, 4)
+    return {'feeds': {'x': xv}, 'out': [a, b, c], 'wrt': [x], 'init': init}
+
+
+def case_spectral_norm_affine_channel(paddle, rng):
+    fluid = paddle.fluid
+    w, wv = _x(fluid, rng, 'w', (3, 4, 2))
+    x, xv = _x(fluid, rng, 'x', (2, 3, 4, 2))
+    s, sv = _x(fluid, rng, 's', (3,))
+    b, bv = _x(fluid, rng, 'b', (3,))
+    a = fluid.layers.spectral_norm(w, dim=0, power_iters=2)
+    c = fluid.layers.spectral_norm(w, dim=1, power_iters=1)
+    d = fluid.layers.affine_channel(x, s, b, act='relu')
+    e = fluid.layers.affine_channel(fluid.layers.transpose(x, [0, 2, 3, 1]), s, b, data_layout='NHWC')
+    return {'feeds': {'w': wv, 'x': xv, 's': sv, 'b': bv}, 'out': [a, c, d, e], 'wrt': [w, x, s, b]}
+
+
+def case_inplace_abn(paddle, rng):
+    fluid = paddle.fluid
+    outs, feeds, xs = [], {}, []
+    for i, act in enumerate([None, 'leaky_relu', 'elu']):
+        x, feeds['x%d' % i] = _x(fluid, rng, 'x%d' % i, (3, 2, 4, 3))
+        xs.append(x)
+        h = fluid.layers.scale(x, 2.0)
+        y = fluid.layers.inplace_abn(h, act=act, act_alpha=0.2 if act == 'leaky_relu' else 1.5)
+        # a copy taken after the forward: Paddle's backward restores the in-placed variable to the input
+        outs.append(fluid.layers.scale(y, 1.0))
+    init = {'inplace_abn_%d.w_2' % i: np.ones(2) for i in range(3)}
+    return {'feeds': feeds, 'out': outs, 'init': init, 'wrt': xs}

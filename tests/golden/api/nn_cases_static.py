@@ -126,3 +126,67 @@ def case_max_unpool(paddle, rng):
             nn.MaxUnPool1D(2, 2)(p1, m1)]
     return {'feeds': {'x1': _distinct(rng, (2, 3, 8)), 'x2': _distinct(rng, (2, 2, 6, 8)),
                       'x3': _distinct(rng, (1, 2, 4, 6, 4))}, 'out': outs, 'wrt': [x1, x2, x3]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# normalisation
+
+def case_norm_layers(paddle, rng):
+    nn = paddle.nn
+    x3, x3v = _x(paddle, rng, 'x3', (3, 4, 5))
+    x4, x4v = _x(paddle, rng, 'x4', (2, 4, 3, 5))
+    x5, x5v = _x(paddle, rng, 'x5', (2, 4, 3, 2, 3))
+    outs = [nn.BatchNorm(4, act='relu')(x4), nn.BatchNorm3D(4)(x5), nn.BatchNorm3D(3, data_format='NDHWC')(x5),
+            nn.InstanceNorm1D(4)(x3),
+            nn.InstanceNorm2D(4)(x4), nn.InstanceNorm3D(4, weight_attr=False, bias_attr=False)(x5),
+            nn.GroupNorm(2, 4)(x4), nn.GroupNorm(4, 4, bias_attr=False)(x4)]
+    init = {}
+    for layer in ('batch_norm_0', 'batch_norm3d_0', 'batch_norm3d_1'):
+        init[layer + '.w_2'] = rng.uniform(0.5, 2, 4)
+    init['batch_norm3d_1.w_2'] = rng.uniform(0.5, 2, 3)
+    return {'feeds': {'x3': x3v, 'x4': x4v, 'x5': x5v}, 'out': outs, 'wrt': [x3, x4, x5], 'init': init}
+
+
+def case_norm_layers_eval(paddle, rng):
+    nn = paddle.nn
+    x4, x4v = _x(paddle, rng, 'x4', (2, 4, 3, 5))
+    bn, bn2d = nn.BatchNorm(4, is_test=True), nn.BatchNorm2D(4)
+    bn2d.eval()
+    init = {'batch_norm_0.w_2': rng.uniform(0.5, 2, 4), 'batch_norm2d_0.w_2': rng.uniform(0.5, 2, 4)}
+    return {'feeds': {'x4': x4v}, 'out': [bn(x4), bn2d(x4)], 'wrt': [x4], 'init': init}
+
+
+def case_local_response_norm_and_normalize(paddle, rng):
+    F = paddle.nn.functional
+    nn = paddle.nn
+    x3, x3v = _x(paddle, rng, 'x3', (2, 6, 5))
+    x4, x4v = _x(paddle, rng, 'x4', (2, 5, 3, 4))
+    x5, x5v = _x(paddle, rng, 'x5', (1, 3, 2, 3, 6))
+    outs = [F.local_response_norm(x3, 3), F.local_response_norm(x3, 4, alpha=0.1, beta=0.5, k=2.0, data_format='NLC'),
+            nn.LocalResponseNorm(5, alpha=0.2)(x4), F.local_response_norm(x4, 2, data_format='NHWC'),
+            F.local_response_norm(x5, 3, alpha=0.3, data_format='NCDHW'),
+            F.normalize(x4), F.normalize(x4, p=1, axis=-1), F.normalize(x3, p=3, axis=2),
+            F.normalize(x5, p=float('inf'), axis=1)]
+    return {'feeds': {'x3': x3v, 'x4': x4v, 'x5': x5v}, 'out': outs, 'wrt': [x3, x4, x5]}
+
+
+def case_static_nn_norms(paddle, rng):
+    snn = paddle.static.nn
+    x, xv = _x(paddle, rng, 'x', (2, 4, 3, 3))
+    d, dv = _x(paddle, rng, 'd', (5, 4))
+    w, wv = _x(paddle, rng, 'w', (4, 3, 2))
+    outs = [snn.instance_norm(x), snn.instance_norm(x, param_attr=paddle.ParamAttr(), bias_attr=paddle.ParamAttr()),
+            snn.group_norm(x, 2, param_attr=paddle.ParamAttr(), bias_attr=paddle.ParamAttr(), act='relu'),
+            snn.data_norm(d, name='dn2', enable_scale_and_shift=True, param_attr={'scale_w': 1.0, 'bias': 0.0}),
+            snn.spectral_norm(w, dim=1, power_iters=3),
+            snn.prelu(x, 'channel'), snn.prelu(paddle.transpose(x, [0, 2, 3, 1]), 'channel', data_format='NHWC'),
+            snn.prelu(x, 'element')]
+    init = {'dn2.batch_size': rng.uniform(2, 5, 4), 'dn2.batch_sum': rng.uniform(-1, 1, 4),
+            'dn2.batch_square_sum': rng.uniform(2, 5, 4)}
+    return {'feeds': {'x': xv, 'd': dv, 'w': wv}, 'out': outs, 'wrt': [x, d, w], 'init': init}
+
+
+def case_spectral_norm_layer(paddle, rng):
+    w, wv = _x(paddle, rng, 'w', (3, 4, 5))
+    layer = paddle.nn.SpectralNorm([3, 4, 5], dim=1, power_iters=2)
+    return {'feeds': {'w': wv}, 'out': [layer(w)], 'wrt': [w]}

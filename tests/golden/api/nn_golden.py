@@ -5,13 +5,13 @@ recorded with 2.6.2) is a function `case(paddle, rng) -> dict` that builds a sma
 program guard and returns
 
     {'feeds': {name: array}, 'out': [Variables to differentiate], 'fetch': [other Variables to fetch],
-     'wrt': [fed Variables whose gradients are compared]}
+     'wrt': [fed Variables whose gradients are compared], 'init': {parameter name: value} (optional)}
 
 The runner seeds `loss = sum(out_i * proj_i)` with fixed random projections, asks the framework's `gradients` for
-d loss / d (wrt + every parameter), overwrites every parameter after the startup program with values drawn from a
-numpy generator seeded by the parameter's name (so parameter names must be Paddle's), runs one step and keeps every
-output and gradient under `<case>.<what>`. The same code runs on paddle_exec (tests/api/test_nn_golden.py) and on
-real Paddle (recording):
+d loss / d (wrt + every parameter), overwrites every parameter after the startup program with the case's `init`
+value or values drawn from a numpy generator seeded by the parameter's name (so parameter names must be Paddle's),
+runs one step and keeps every output and gradient under `<case>.<what>`. The same code runs on paddle_exec
+(tests/api/test_nn_golden.py) and on real Paddle (recording):
 
     /work/pd18/bin/python tests/golden/api/nn_golden.py fluid    # -> tests/golden/api/nn_fluid.npz
     /work/pd26/bin/python tests/golden/api/nn_golden.py static   # -> tests/golden/api/nn_static.npz
@@ -93,10 +93,12 @@ def run_case(paddle, api: str, name: str, fn) -> dict:
         place = paddle.CPUPlace() if api == 'static' else paddle.fluid.CPUPlace()
         exe = Executor(place)
         exe.run(startup)
+        chosen = spec.get('init', {})
         for p in params:
             tensor = scope.find_var(p.name).get_tensor()
             value = np.array(tensor)
-            tensor.set(init_value(p.name, value.shape, value.dtype), place)
+            init = chosen[p.name] if p.name in chosen else init_value(p.name, value.shape, value.dtype)
+            tensor.set(np.asarray(init, dtype=value.dtype).reshape(value.shape), place)
         fetch = outs + list(spec.get('fetch', [])) + list(grad_of.values())
         keys = (['out%d' % i for i in range(len(outs))] + ['fetch%d' % i for i in range(len(spec.get('fetch', [])))]
                 + list(grad_of))
