@@ -99,3 +99,6 @@ __all__ += ['adaptive_pool2d', 'adaptive_pool3d', 'conv3d', 'conv3d_transpose', 
 from ...layers.norm import affine_channel, data_norm, inplace_abn, spectral_norm  # noqa: E402
 
 __all__ += ['affine_channel', 'data_norm', 'inplace_abn', 'spectral_norm']
+from ...layers.image import image_resize_short, interpolate, resize_trilinear  # noqa: E402
+
+__all__ += ['image_resize_short', 'interpolate', 'resize_trilinear']

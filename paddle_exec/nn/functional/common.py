@@ -3,12 +3,14 @@ builds it) and dropout (Paddle 2.x defaults: p=0.5, training=True, upscale_in_tr
 from __future__ import annotations
 
 from ...framework.variable import Variable
+from ...layers.casting import cast
 from ...layers.checks import check_variable_and_dtype
 from ...layers.common import dropout_op
 from ...layers.helper import LayerHelper
 from ...layers.image import pad_op, pixel_shuffle_op, resize_sizes
 from ...layers.loss import label_smooth_op
 from ...tensor.manipulation import squeeze, unsqueeze
+from . import pooling as _pooling
 
 __all__ = ['linear', 'dropout']
 
@@ -100,23 +102,28 @@ def pad(x, pad, mode='constant', value=0.0, data_format='NCHW', name=None):
 
 def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False, align_mode=0,
                 data_format='NCHW', name=None):
-    """F.interpolate (4-D, 'nearest' and 'bilinear'): `nearest_interp_v2` / `bilinear_interp_v2` under the
-    helper of that name; `scale` is a list attribute (a float scale_factor is repeated per spatial dim)."""
+    """F.interpolate (Paddle 2.6): `<mode>_interp_v2` under the helper of that name -- linear (3-D input),
+    bilinear / bicubic (4-D), trilinear (5-D), nearest (4-D or 5-D) -- with data_layout 'NCHW' / 'NHWC' whatever
+    the rank; `scale` is a list attribute (a number is repeated per spatial dim). 'area' is adaptive average
+    pooling to `size`."""
     data_format = data_format.upper()
     resample = mode.upper()
+    method = mode.lower()
+    rank = len(x.shape)
     if resample not in ('LINEAR', 'BILINEAR', 'TRILINEAR', 'NEAREST', 'BICUBIC', 'AREA'):
         raise ValueError("The 'resample' of image_resize can only be 'area', 'linear', 'bilinear', 'trilinear',  "
                          "'bicubic' or 'nearest' currently.")
-    if resample == 'NEAREST' and len(x.shape) not in (4, 5):
+    if resample == 'LINEAR' and rank != 3:
+        raise ValueError("'linear' only support 3-D tensor.")
+    if resample == 'NEAREST' and rank not in (4, 5):
         raise ValueError("'NEAREST' only support 4-D  or 5-D tensor.")
-    if resample in ('BILINEAR', 'BICUBIC') and len(x.shape) != 4:
+    if resample in ('BILINEAR', 'BICUBIC') and rank != 4:
         raise ValueError("'bilinear' and 'bicubic' only support 4-D tensor.")
-    if resample not in ('NEAREST', 'BILINEAR') or len(x.shape) != 4:
-        raise NotImplementedError('F.interpolate: mode %r on a %d-D input is not supported in paddle_exec yet '
-                                  '(4-D nearest and bilinear are)' % (mode, len(x.shape)))
+    if resample == 'TRILINEAR' and rank != 5:
+        raise ValueError("'trilinear'only support 5-D tensor.")
     if size is None and scale_factor is None:
         raise ValueError('One of size and scale_factor must not be None.')
-    if isinstance(size, (tuple, list)) and len(size) != len(x.shape) - 2:
+    if isinstance(size, (tuple, list)) and len(size) != rank - 2:
         raise ValueError('The x and size should satisfy rank(x) - 2 == len(size).')
     if not isinstance(align_corners, bool):
         raise TypeError('Attr align_corners should be a bool value')
@@ -125,30 +132,36 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
     if align_corners and resample == 'NEAREST':
         raise ValueError('align_corners option can only be set with the interpolating modes: linear | bilinear | '
                          'bicubic | trilinear')
-    if data_format not in ('NCHW', 'NHWC'):
-        raise ValueError('Got wrong value for param `data_format`: ' + data_format
-                         + ' received but only `NCHW` or `NHWC` supported for 4-D input.')
-    if size is not None and scale_factor is not None:
-        raise ValueError('Only one of size or scale_factor should be defined.')
-    method = mode.lower()
+    if resample == 'AREA':
+        if size is None:
+            raise ValueError('output size can not be None in AREA mode')
+        pools = {3: _pooling.adaptive_avg_pool1d, 4: _pooling.adaptive_avg_pool2d, 5: _pooling.adaptive_avg_pool3d}
+        return pools[rank](x, size)
+    formats = {3: ('NCW', 'NWC'), 4: ('NCHW', 'NHWC'), 5: ('NCDHW', 'NDHWC')}[rank]
+    if data_format not in formats:
+        raise ValueError('Got wrong value for param `data_format`: %s received but only `%s` or `%s` supported for '
+                         '%d-D input.' % (data_format, formats[0], formats[1], rank))
     op_type = '%s_interp_v2' % method
     helper = LayerHelper(op_type, name=name)
     inputs = {'X': [x]}
     attrs = {'out_d': -1, 'out_h': -1, 'out_w': -1, 'interp_method': method, 'align_corners': align_corners,
-             'align_mode': int(align_mode), 'data_layout': data_format}
+             'align_mode': int(align_mode), 'data_layout': 'NCHW' if data_format == formats[0] else 'NHWC'}
+    if size is not None and scale_factor is not None:
+        raise ValueError('Only one of size or scale_factor should be defined.')
     if size is not None:
-        resize_sizes(helper, size, inputs, attrs, 'size')
+        if isinstance(size, Variable):
+            size = cast(size, 'int32')
+        resize_sizes(helper, size, inputs, attrs, 'size', rank - 2)
     elif isinstance(scale_factor, Variable):
         scale_factor.stop_gradient = True
         inputs['Scale'] = [scale_factor]
     elif isinstance(scale_factor, (float, int)) and not isinstance(scale_factor, bool):
         if scale_factor <= 0:
             raise ValueError('Attr(scale) should be greater than zero.')
-        attrs['scale'] = [float(scale_factor)] * (len(x.shape) - 2)
+        attrs['scale'] = [float(scale_factor)] * (rank - 2)
     elif isinstance(scale_factor, (list, tuple)):
-        if len(scale_factor) != len(x.shape) - 2:
-            raise ValueError('scale_shape length should be %d for input %d-D tensor.'
-                             % (len(x.shape) - 2, len(x.shape)))
+        if len(scale_factor) != rank - 2:
+            raise ValueError('scale_shape length should be %d for input %d-D tensor.' % (rank - 2, rank))
         if any(v <= 0 for v in scale_factor):
             raise ValueError('Attr(scale) should be greater than zero.')
         attrs['scale'] = [float(v) for v in scale_factor]

@@ -89,3 +89,40 @@ class Identity(Layer):
 
     def forward(self, input):
         return input
+
+
+__all__ += ['Upsample', 'UpsamplingBilinear2D', 'UpsamplingNearest2D']
+
+
+class Upsample(Layer):
+    """F.interpolate with its arguments fixed at construction."""
+
+    def __init__(self, size=None, scale_factor=None, mode='nearest', align_corners=False, align_mode=0,
+                 data_format='NCHW', name=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
+        self.align_corners, self.align_mode, self.data_format, self.name = align_corners, align_mode, data_format, name
+
+    def forward(self, x):
+        return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                             align_corners=self.align_corners, align_mode=self.align_mode,
+                             data_format=self.data_format, name=self.name)
+
+    def extra_repr(self) -> str:
+        what = 'scale_factor=%s' % (self.scale_factor,) if self.scale_factor else 'size=%s' % (self.size,)
+        return '%s, mode=%s, align_corners=%s, align_mode=%s, data_format=%s' % (
+            what, self.mode, self.align_corners, self.align_mode, self.data_format)
+
+
+class UpsamplingNearest2D(Upsample):
+    """Nearest-neighbour resizing of [N, C, H, W] inputs."""
+
+    def __init__(self, size=None, scale_factor=None, data_format='NCHW', name=None):
+        super().__init__(size, scale_factor, 'nearest', False, 0, data_format, name)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """Bilinear resizing of [N, C, H, W] inputs with align_corners=True."""
+
+    def __init__(self, size=None, scale_factor=None, data_format='NCHW', name=None):
+        super().__init__(size, scale_factor, 'bilinear', True, 0, data_format, name)

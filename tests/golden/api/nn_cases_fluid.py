@@ -134,3 +134,23 @@ def case_inplace_abn(paddle, rng):
         outs.append(fluid.layers.scale(y, 1.0))
     init = {'inplace_abn_%d.w_2' % i: np.ones(2) for i in range(3)}
     return {'feeds': feeds, 'out': outs, 'init': init, 'wrt': xs}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# resizing
+
+def case_resize_trilinear_and_bicubic(paddle, rng):
+    fluid = paddle.fluid
+    L = fluid.layers
+    v, vv = _x(fluid, rng, 'v', (2, 2, 3, 4, 5))
+    x, xv = _x(fluid, rng, 'x', (2, 3, 5, 4))
+    outs = [L.resize_trilinear(v, [5, 6, 3]), L.resize_trilinear(v, scale=1.7, align_corners=False),
+            L.resize_trilinear(v, [4, 3, 7], align_corners=False, align_mode=0),
+            L.resize_trilinear(L.transpose(v, [0, 2, 3, 4, 1]), [2, 5, 6], data_format='NDHWC'),
+            L.interpolate(x, [7, 9], resample='BICUBIC'), L.interpolate(x, [3, 6], resample='BICUBIC',
+                                                                         align_corners=False),
+            L.interpolate(x, scale=1.5, resample='BICUBIC', align_corners=False),
+            L.interpolate(v, [4, 5, 6], resample='TRILINEAR', align_corners=False, align_mode=1,
+                          data_format='NCDHW'),
+            L.image_resize_short(x, 7), L.image_resize_short(x, 3, resample='NEAREST')]
+    return {'feeds': {'v': vv, 'x': xv}, 'out': outs, 'wrt': [v, x]}

@@ -190,3 +190,28 @@ def case_spectral_norm_layer(paddle, rng):
     w, wv = _x(paddle, rng, 'w', (3, 4, 5))
     layer = paddle.nn.SpectralNorm([3, 4, 5], dim=1, power_iters=2)
     return {'feeds': {'w': wv}, 'out': [layer(w)], 'wrt': [w]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# resizing
+
+def case_interpolate_modes(paddle, rng):
+    F = paddle.nn.functional
+    nn = paddle.nn
+    x1, x1v = _x(paddle, rng, 'x1', (2, 3, 5))
+    x2, x2v = _x(paddle, rng, 'x2', (2, 2, 4, 5))
+    x3, x3v = _x(paddle, rng, 'x3', (1, 2, 3, 4, 3))
+    outs = [F.interpolate(x1, size=[8], mode='linear', data_format='NCW'),
+            F.interpolate(x1, scale_factor=1.6, mode='linear', align_corners=True, data_format='NCW'),
+            F.interpolate(x1, size=[3], mode='linear', align_mode=1, data_format='NWC'),
+            F.interpolate(x2, size=[7, 3], mode='bicubic'), F.interpolate(x2, scale_factor=[1.5, 2.0], mode='bicubic',
+                                                                          align_corners=True),
+            F.interpolate(x3, size=[5, 6, 4], mode='trilinear', data_format='NCDHW'),
+            F.interpolate(x3, scale_factor=[2.0, 1.5, 1.2], mode='trilinear', align_mode=1, data_format='NCDHW'),
+            F.interpolate(x3, size=[4, 7, 2], mode='nearest', data_format='NCDHW'),
+            F.interpolate(x3, scale_factor=2, mode='nearest', data_format='NDHWC'),
+            F.interpolate(x2, size=[3, 2], mode='area'), F.interpolate(x1, size=2, mode='area'),
+            F.upsample(x2, size=[6, 9], mode='bilinear', align_corners=True),
+            nn.Upsample(scale_factor=2, mode='trilinear', data_format='NCDHW')(x3),
+            nn.UpsamplingBilinear2D(size=[5, 7])(x2), nn.UpsamplingNearest2D(scale_factor=[2, 3])(x2)]
+    return {'feeds': {'x1': x1v, 'x2': x2v, 'x3': x3v}, 'out': outs, 'wrt': [x1, x2, x3]}
