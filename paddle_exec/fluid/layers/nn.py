@@ -102,3 +102,13 @@ __all__ += ['affine_channel', 'data_norm', 'inplace_abn', 'spectral_norm']
 from ...layers.image import image_resize_short, interpolate, resize_trilinear  # noqa: E402
 
 __all__ += ['image_resize_short', 'interpolate', 'resize_trilinear']
+from ...layers.vision import (  # noqa: E402
+           affine_grid,
+           grid_sampler,
+           shuffle_channel,
+           space_to_depth,
+           temporal_shift,
+           unfold,
+)
+
+__all__ += ['affine_grid', 'grid_sampler', 'shuffle_channel', 'space_to_depth', 'temporal_shift', 'unfold']

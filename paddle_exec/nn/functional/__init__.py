@@ -6,3 +6,4 @@ from .input import *
 from .loss import *
 from .norm import *
 from .pooling import *
+from .vision import *

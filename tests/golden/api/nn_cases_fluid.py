@@ -154,3 +154,32 @@ def case_resize_trilinear_and_bicubic(paddle, rng):
                           data_format='NCDHW'),
             L.image_resize_short(x, 7), L.image_resize_short(x, 3, resample='NEAREST')]
     return {'feeds': {'v': vv, 'x': xv}, 'out': outs, 'wrt': [v, x]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# vision
+
+def case_affine_grid_and_grid_sampler(paddle, rng):
+    fluid = paddle.fluid
+    theta, tv = _x(fluid, rng, 'theta', (2, 2, 3))
+    x, xv = _x(fluid, rng, 'x', (2, 3, 4, 7))
+    x2, x2v = _x(fluid, rng, 'x2', (2, 3, 3, 5))
+    # Paddle 1.8's grid_sampler samples an output of the input's size; Paddle leaves H and W of affine_grid's
+    # output unknown at compile time: the reshapes state them
+    grid = fluid.layers.reshape(fluid.layers.affine_grid(theta, [2, 3, 4, 7]), [2, 4, 7, 2])
+    shape = fluid.layers.assign(np.array([2, 3, 3, 5], dtype='int32'))
+    grid2 = fluid.layers.reshape(fluid.layers.affine_grid(theta, shape), [2, 3, 5, 2])
+    tv = (tv * 1.2).astype('float32')
+    return {'feeds': {'theta': tv, 'x': xv, 'x2': x2v}, 'out': [grid, grid2, fluid.layers.grid_sampler(x, grid),
+                                                                 fluid.layers.grid_sampler(x2, grid2)],
+            'wrt': [theta, x, x2]}
+
+
+def case_unfold_shuffle_space_temporal(paddle, rng):
+    fluid = paddle.fluid
+    L = fluid.layers
+    x, xv = _x(fluid, rng, 'x', (4, 8, 4, 6))
+    outs = [L.unfold(x, 3), L.unfold(x, [2, 3], strides=[2, 1], paddings=[1, 0, 0, 2], dilations=[1, 2]),
+            L.shuffle_channel(x, 4), L.space_to_depth(x, 2), L.temporal_shift(x, 2),
+            L.temporal_shift(x, 4, shift_ratio=0.2)]
+    return {'feeds': {'x': xv}, 'out': outs, 'wrt': [x]}

@@ -215,3 +215,38 @@ def case_interpolate_modes(paddle, rng):
             nn.Upsample(scale_factor=2, mode='trilinear', data_format='NCDHW')(x3),
             nn.UpsamplingBilinear2D(size=[5, 7])(x2), nn.UpsamplingNearest2D(scale_factor=[2, 3])(x2)]
     return {'feeds': {'x1': x1v, 'x2': x2v, 'x3': x3v}, 'out': outs, 'wrt': [x1, x2, x3]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# vision
+
+def case_grid_sample_modes(paddle, rng):
+    F = paddle.nn.functional
+    theta, tv = _x(paddle, rng, 'theta', (2, 2, 3))
+    x, xv = _x(paddle, rng, 'x', (2, 2, 5, 6))
+    tv = (tv * 1.3).astype('float32')
+    # Paddle 2.6 leaves H and W of affine_grid's output unknown at compile time: the reshapes state them
+    g1 = paddle.reshape(F.affine_grid(theta, [2, 2, 4, 7], align_corners=False), [2, 4, 7, 2])
+    g2 = paddle.reshape(F.affine_grid(theta, [2, 2, 3, 5]), [2, 3, 5, 2])
+    outs = [g1, g2]
+    for grid in (g1, g2):
+        for mode in ('bilinear', 'nearest'):
+            for padding in ('zeros', 'border', 'reflection'):
+                for align in (True, False):
+                    outs.append(F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=align))
+    return {'feeds': {'theta': tv, 'x': xv}, 'out': outs, 'wrt': [theta, x]}
+
+
+def case_vision_functions(paddle, rng):
+    F = paddle.nn.functional
+    nn = paddle.nn
+    x, xv = _x(paddle, rng, 'x', (4, 8, 4, 6))
+    cols, cv = _x(paddle, rng, 'cols', (2, 12, 12))
+    outs = [F.pixel_unshuffle(x, 2), F.pixel_unshuffle(paddle.transpose(x, [0, 2, 3, 1]), 2, data_format='NHWC'),
+            F.channel_shuffle(x, 2), F.channel_shuffle(x, 3, data_format='NHWC'), F.temporal_shift(x, 2),
+            F.temporal_shift(x, 2, 0.3, data_format='NHWC'), F.unfold(x, [2, 3], paddings=1),
+            F.fold(cols, [4, 5], 2), F.fold(cols, [5, 7], [3, 2], strides=[1, 2], paddings=[0, 1],
+                                            dilations=[1, 1]),
+            nn.PixelShuffle(2)(x), nn.PixelUnshuffle(2)(x), nn.ChannelShuffle(2)(x), nn.Unfold([2, 2], strides=2)(x),
+            nn.Fold([4, 5], 2)(cols)]
+    return {'feeds': {'x': xv, 'cols': cv}, 'out': outs, 'wrt': [x, cols]}

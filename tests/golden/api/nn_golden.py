@@ -79,6 +79,9 @@ def run_case(paddle, api: str, name: str, fn) -> dict:
         terms = []
         for i, out in enumerate(outs):
             shape = [int(d) for d in out.shape]
+            if min(shape, default=0) < 0:
+                raise ValueError('%s: out[%d] (%s) has an unknown dim %s: fetch it instead' % (name, i, out.name,
+                                                                                            shape))
             proj = data('proj@%d' % i, shape, _numpy_dtype(out))
             feeds['proj@%d' % i] = rng.uniform(-1, 1, shape).astype(_numpy_dtype(out))
             terms.append(total(mul(out, proj)))
