@@ -11,7 +11,7 @@ import warnings
 
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
-from .checks import check_variable_and_dtype
+from .checks import check_type, check_variable_and_dtype
 from .creation import fill_constant
 from .helper import LayerHelper
 
@@ -209,4 +209,14 @@ def pixel_shuffle_op(x, upscale_factor: int, data_format, name=None):
     if data_format is not None:
         attrs['data_format'] = data_format
     helper.append_op('pixel_shuffle', {'X': [x]}, {'Out': [out]}, attrs)
+    return out
+
+
+def pad_constant_like(x, y, pad_value=0., name=None):
+    """fluid.layers.pad_constant_like: y padded at the end of every dim up to x's shape with pad_value."""
+    check_type(x, 'x', Variable, 'pad_constant_like')
+    check_variable_and_dtype(y, 'y', ['float32', 'float64', 'int32', 'int64'], 'pad_constant_like')
+    helper = LayerHelper('pad_constant_like', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('pad_constant_like', {'X': [x], 'Y': [y]}, {'Out': [out]}, {'pad_value': float(pad_value)})
     return out

@@ -1,5 +1,5 @@
-"""Image ops: pad, pad2d, pad3d, the interpolations (bilinear / nearest / trilinear / linear / bicubic _interp of
-Paddle 1.8 and their _v2 forms of Paddle 2.x), pixel_shuffle.
+"""Image ops: pad, pad_constant_like, pad2d, pad3d, the interpolations (bilinear / nearest / trilinear / linear /
+bicubic _interp of Paddle 1.8 and their _v2 forms of Paddle 2.x), pixel_shuffle.
 
 The numerics live in `kernels/image.py` (checked against paddlepaddle 1.8.5 and 2.6.2); this module holds the
 schemas with Paddle's slot and attribute names, compile-time shapes (-1 where a size comes from a tensor), and the
@@ -53,6 +53,32 @@ def _pad_kernel(spec):
 def _pad_grad_kernel(spec):
     paddings = list(spec.attr('paddings'))
     return lambda x, dout: (KI.pad_backward(dout, paddings, x.shape),)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pad_constant_like: Y padded after its end, in every dim, to the shape of X
+
+defop('pad_constant_like', ['X', 'Y'], ['Out'], {'pad_value': 0.0}, grad=GradSpec(('Y', 'Out@GRAD'), ('Y@GRAD',)))
+
+
+@shape_rule('pad_constant_like')
+def _pad_like_shape(ctx):
+    xs, ys = ctx.in_shape('X'), ctx.in_shape('Y')
+    if len(xs) != len(ys) or any(a >= 0 and b >= 0 and a < b for a, b in zip(xs, ys)):
+        raise ValueError("operator 'pad_constant_like': X %s must have Y's rank and no smaller dims than Y %s"
+                         % (list(xs), list(ys)))
+    ctx.set_output('Out', xs, ctx.in_dtype('Y'))
+
+
+@kernel_rule('pad_constant_like')
+def _pad_like_kernel(spec):
+    value = float(spec.attr('pad_value'))
+    return lambda x, y: (KI.pad_forward(y, [p for a, b in zip(x.shape, y.shape) for p in (0, a - b)], value),)
+
+
+@kernel_rule('pad_constant_like_grad')
+def _pad_like_grad_kernel(spec):
+    return lambda y, dout: (np.ascontiguousarray(dout[tuple(slice(0, d) for d in y.shape)]),)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -112,3 +112,7 @@ from ...layers.vision import (  # noqa: E402
 )
 
 __all__ += ['affine_grid', 'grid_sampler', 'shuffle_channel', 'space_to_depth', 'temporal_shift', 'unfold']
+from ...layers.image import pad_constant_like  # noqa: E402
+from ...layers.linear_maps import bilinear_tensor_product, cos_sim, row_conv  # noqa: E402
+
+__all__ += ['bilinear_tensor_product', 'cos_sim', 'pad_constant_like', 'row_conv']

@@ -2,6 +2,7 @@
 from .activation import *
 from .common import *
 from .conv import *
+from .distance import *
 from .input import *
 from .loss import *
 from .norm import *

@@ -1,11 +1,11 @@
 """paddle.static.nn builders (Paddle 2.x) over the shared fluid builders.
 
 As in Paddle 2.x, `conv2d`, `conv2d_transpose`, `conv3d`, `conv3d_transpose`, `batch_norm`, `layer_norm`,
-`group_norm`, `data_norm` and `spectral_norm` are the fluid layers themselves; `embedding` is `fluid.embedding`
-(`lookup_table_v2`: ids of any shape, no trailing dimension of 1); `fc` takes 2.x keywords. Where 2.6 changed a
-builder it has its own form here: `instance_norm` creates Scale and Bias only when both attributes are given
-(truthy), `prelu` takes a data_format (its 'channel' alpha is [1, 1, 1, C] for channels-last), and
-`spectral_norm` accepts dim 0 or 1 only.
+`group_norm`, `data_norm`, `bilinear_tensor_product` and `row_conv` are the fluid layers themselves; `embedding`
+is `fluid.embedding` (`lookup_table_v2`: ids of any shape, no trailing dimension of 1); `fc` takes 2.x keywords.
+Where 2.6 changed a builder it has its own form here: `instance_norm` creates Scale and Bias only when both
+attributes are given (truthy), `prelu` takes a data_format (its 'channel' alpha is [1, 1, 1, C] for
+channels-last), and `spectral_norm` accepts dim 0 or 1 only.
 """
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from ...layers import norm as _norm
 from ...layers.checks import check_variable_and_dtype
 from ...layers.common import embedding_layer, prelu_op
 from ...layers.helper import LayerHelper
+from ...layers.linear_maps import bilinear_tensor_product, row_conv
 
 __all__ = ['fc', 'embedding', 'conv2d', 'batch_norm', 'layer_norm', 'conv2d_transpose', 'conv3d', 'conv3d_transpose',
-           'group_norm', 'data_norm', 'instance_norm', 'spectral_norm', 'prelu']
+           'group_norm', 'data_norm', 'instance_norm', 'spectral_norm', 'prelu', 'bilinear_tensor_product', 'row_conv']
 
 conv2d = _conv.conv2d
 conv2d_transpose = _conv.conv2d_transpose

@@ -183,3 +183,21 @@ def case_unfold_shuffle_space_temporal(paddle, rng):
             L.shuffle_channel(x, 4), L.space_to_depth(x, 2), L.temporal_shift(x, 2),
             L.temporal_shift(x, 4, shift_ratio=0.2)]
     return {'feeds': {'x': xv}, 'out': outs, 'wrt': [x]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# similarity, bilinear maps, padding
+
+def case_cos_sim_bilinear_pad_like(paddle, rng):
+    fluid = paddle.fluid
+    L = fluid.layers
+    x, xv = _x(fluid, rng, 'x', (4, 5))
+    y, yv = _x(fluid, rng, 'y', (4, 5))
+    y1, y1v = _x(fluid, rng, 'y1', (1, 5))
+    z, zv = _x(fluid, rng, 'z', (4, 3))
+    big, bv = _x(fluid, rng, 'big', (5, 7, 3), grad=False)
+    small, sv = _x(fluid, rng, 'small', (3, 4, 3))
+    outs = [L.cos_sim(x, y), L.cos_sim(x, y1), L.bilinear_tensor_product(x, z, 6, act='tanh'),
+            L.bilinear_tensor_product(x, z, 2, bias_attr=False), L.pad_constant_like(big, small, 1.5)]
+    return {'feeds': {'x': xv, 'y': yv, 'y1': y1v, 'z': zv, 'big': bv, 'small': sv}, 'out': outs,
+            'wrt': [x, y, y1, z, small]}

@@ -250,3 +250,55 @@ def case_vision_functions(paddle, rng):
             nn.PixelShuffle(2)(x), nn.PixelUnshuffle(2)(x), nn.ChannelShuffle(2)(x), nn.Unfold([2, 2], strides=2)(x),
             nn.Fold([4, 5], 2)(cols)]
     return {'feeds': {'x': xv, 'cols': cv}, 'out': outs, 'wrt': [x, cols]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# activations, dropout in eval mode, distances, bilinear maps, padding
+
+def case_activation_layers(paddle, rng):
+    F = paddle.nn.functional
+    nn = paddle.nn
+    x, xv = _x(paddle, rng, 'x', (2, 6, 3, 4))
+    v, vv = _x(paddle, rng, 'v', (3, 8))
+    rrelu = nn.RReLU(0.1, 0.3)
+    rrelu.eval()
+    drop2, drop3, alpha = nn.Dropout2D(0.4), nn.Dropout3D(0.2), nn.AlphaDropout(0.3)
+    for layer in (drop2, drop3, alpha):
+        layer.eval()
+    outs = [F.celu(x, 0.7), nn.CELU(1.5)(v), F.glu(v), nn.GLU(axis=1)(x), F.rrelu(v, training=False), rrelu(x),
+            nn.Silu()(v), nn.Maxout(2)(x), nn.Softmax2D()(x), nn.PReLU()(x), nn.PReLU(6, init=0.1)(x),
+            drop2(x), alpha(v), F.dropout2d(x, 0.3, training=False), F.alpha_dropout(v, 0.5, training=False),
+            F.dropout(v, 0.3, axis=1, training=False, mode='downscale_in_infer'),
+            drop3(paddle.reshape(x, [2, 6, 3, 2, 2]))]
+    return {'feeds': {'x': xv, 'v': vv}, 'out': outs, 'wrt': [x, v]}
+
+
+def case_distance_bilinear_padding(paddle, rng):
+    F = paddle.nn.functional
+    nn = paddle.nn
+    a, av = _x(paddle, rng, 'a', (4, 6))
+    b, bv = _x(paddle, rng, 'b', (4, 6))
+    c, cv = _x(paddle, rng, 'c', (4, 3))
+    x, xv = _x(paddle, rng, 'x', (2, 3, 4, 5))
+    l, lv = _x(paddle, rng, 'l', (2, 3, 5))
+    pads = paddle.static.data('pads', [4], 'int32')
+    outs = [F.cosine_similarity(a, b), nn.CosineSimilarity(axis=0, eps=1e-6)(a, b),
+            F.pairwise_distance(a, b), F.pairwise_distance(a, b, p=1.0, keepdim=True),
+            nn.PairwiseDistance(p=3.0)(a, b), F.pairwise_distance(a, b, p=float('inf')),
+            F.bilinear(a, c, paddle.static.create_parameter([5, 6, 3], 'float32', name='bw'), None),
+            nn.Bilinear(6, 3, 4)(a, c),
+            F.zeropad2d(x, [1, 0, 2, 1]), nn.ZeroPad2D(1)(x), nn.Pad2D([1, 2, 0, 1], mode='reflect')(x),
+            nn.Pad1D(2, mode='replicate')(l), nn.Pad3D(1, mode='circular')(paddle.unsqueeze(x, 2)),
+            paddle.reshape(F.pad(x, pads, mode='constant', value=0.5), [2, 3, 7, 8]),
+            nn.Unflatten(1, [3, 1])(l)]
+    return {'feeds': {'a': av, 'b': bv, 'c': cv, 'x': xv, 'l': lv, 'pads': np.array([1, 2, 3, 0], 'int32')},
+            'out': outs, 'wrt': [a, b, c, x, l]}
+
+
+def case_row_conv_and_bilinear_tensor_product(paddle, rng):
+    snn = paddle.static.nn
+    x, xv = _x(paddle, rng, 'x', (2, 5, 4))
+    y, yv = _x(paddle, rng, 'y', (3, 4))
+    z, zv = _x(paddle, rng, 'z', (3, 2))
+    outs = [snn.row_conv(x, 2), snn.row_conv(x, 6, act='relu'), snn.bilinear_tensor_product(y, z, 3)]
+    return {'feeds': {'x': xv, 'y': yv, 'z': zv}, 'out': outs, 'wrt': [x, y, z]}
