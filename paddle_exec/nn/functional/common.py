@@ -2,16 +2,19 @@
 builds it) and dropout (Paddle 2.x defaults: p=0.5, training=True, upscale_in_train)."""
 from __future__ import annotations
 
-from ...framework.dtype import VarType
+import numpy as np
+
+from ...framework.dtype import VarType, convert_dtype
 from ...framework.variable import Variable
 from ...layers import activation as _activation
 from ...layers import manipulation as _manipulation
 from ...layers import math as _math
+from ...layers.activation import activation
 from ...layers.attribute import shape
 from ...layers.casting import cast
 from ...layers.checks import check_variable_and_dtype
 from ...layers.common import dropout_op
-from ...layers.creation import fill_constant
+from ...layers.creation import assign, fill_constant
 from ...layers.helper import LayerHelper
 from ...layers.image import pad_op, pixel_shuffle_op, resize_sizes
 from ...layers.linear_maps import bilinear_op
@@ -301,3 +304,33 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     w2 = _math.reduce_sum(_math.elementwise_mul(x2, x2), dim=axis)
     n12 = _activation.sqrt(_math.clip(_math.elementwise_mul(w1, w2), min=eps * eps, max=float('inf')))
     return _math.elementwise_div(w12, n12)
+
+
+__all__ += ['scaled_dot_product_attention']
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, training=True,
+                                 name=None):
+    """F.scaled_dot_product_attention on [batch, seq, heads, head_dim] inputs: softmax(q k^T / sqrt(head_dim) +
+    mask) v. Paddle 2.6 runs it with its CUDA flash-attention kernel; here it is built from transpose, matmul,
+    scale, softmax and dropout ops. A bool attn_mask marks the positions that take part (others get -1e9), a float
+    one is added to the scores; is_causal hides the positions after each query."""
+    q = _manipulation.transpose(query, [0, 2, 1, 3])
+    k = _manipulation.transpose(key, [0, 2, 1, 3])
+    v = _manipulation.transpose(value, [0, 2, 1, 3])
+    scores = _math.scale(_math.matmul(q, k, transpose_y=True), scale=float(query.shape[-1]) ** -0.5)
+    if attn_mask is not None:
+        if attn_mask.dtype == VarType.BOOL:
+            attn_mask = _math.scale(_math.elementwise_sub(cast(attn_mask, scores.dtype),
+                                                          fill_constant([1], scores.dtype, 1.0)), scale=1e9)
+        scores = _math.elementwise_add(scores, cast(attn_mask, scores.dtype))
+    if is_causal:
+        n_q, n_k = query.shape[1], key.shape[1]
+        if n_q < 0 or n_k < 0:
+            raise NotImplementedError('scaled_dot_product_attention: is_causal needs known sequence lengths')
+        causal = np.triu(np.full((n_q, n_k), -1e9, dtype=np.float32), 1)
+        scores = _math.elementwise_add(scores, assign(causal.astype(convert_dtype(scores.dtype))))
+    weights = activation('softmax', scores, {'axis': -1})
+    if dropout_p:
+        weights = dropout(weights, dropout_p, training=training, mode='upscale_in_train')
+    return _manipulation.transpose(_math.matmul(weights, v), [0, 2, 1, 3], name=name)

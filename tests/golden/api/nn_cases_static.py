@@ -302,3 +302,41 @@ def case_row_conv_and_bilinear_tensor_product(paddle, rng):
     z, zv = _x(paddle, rng, 'z', (3, 2))
     outs = [snn.row_conv(x, 2), snn.row_conv(x, 6, act='relu'), snn.bilinear_tensor_product(y, z, 3)]
     return {'feeds': {'x': xv, 'y': yv, 'z': zv}, 'out': outs, 'wrt': [x, y, z]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# attention and Transformers
+
+def case_multi_head_attention(paddle, rng):
+    nn = paddle.nn
+    q, qv = _x(paddle, rng, 'q', (2, 4, 8))
+    kv, kvv = _x(paddle, rng, 'kv', (2, 5, 6))
+    mask = paddle.static.data('mask', [2, 2, 4, 5], 'float32')
+    bmask = paddle.static.data('bmask', [2, 1, 4, 4], 'int64')
+    self_attn = nn.MultiHeadAttention(8, 2, need_weights=True)
+    cross = nn.MultiHeadAttention(8, 2, kdim=6, vdim=6, bias_attr=False)
+    out, weights = self_attn(q, attn_mask=bmask)
+    static = cross.gen_cache(kv, kv, type=nn.MultiHeadAttention.StaticCache)
+    cached, _ = cross(q, kv, kv, mask, static)
+    k0, k0v = _x(paddle, rng, 'k0', (2, 2, 3, 4))
+    v0, v0v = _x(paddle, rng, 'v0', (2, 2, 3, 4))
+    incremental = self_attn.gen_cache(k0, v0, type=nn.MultiHeadAttention.Cache)
+    step, _, new_cache = self_attn(q, cache=incremental)
+    feeds = {'q': qv, 'kv': kvv, 'k0': k0v, 'v0': v0v, 'mask': rng.uniform(-2, 0, (2, 2, 4, 5)).astype('float32'),
+             'bmask': (rng.uniform(size=(2, 1, 4, 4)) > 0.3).astype('int64')}
+    return {'feeds': feeds, 'out': [out, weights, cross(q, kv, kv, mask), cached, step, new_cache.k],
+            'wrt': [q, kv, k0, v0]}
+
+
+def case_transformer(paddle, rng):
+    nn = paddle.nn
+    src, sv = _x(paddle, rng, 'src', (2, 5, 8))
+    tgt, tv = _x(paddle, rng, 'tgt', (2, 3, 8))
+    model = nn.Transformer(8, 2, num_encoder_layers=2, num_decoder_layers=1, dim_feedforward=16, dropout=0.0)
+    tgt_mask = model.generate_square_subsequent_mask(3)
+    pre = nn.TransformerEncoderLayer(8, 4, 12, dropout=0.0, activation='gelu', normalize_before=True)
+    stack = nn.TransformerEncoder(pre, 2, nn.LayerNorm(8))
+    dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 10, dropout=0.0, normalize_before=True), 2)
+    memory = stack(src)
+    return {'feeds': {'src': sv, 'tgt': tv}, 'out': [model(src, tgt, tgt_mask=tgt_mask), memory, dec(tgt, memory)],
+            'wrt': [src, tgt]}
