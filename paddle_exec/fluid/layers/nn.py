@@ -116,3 +116,6 @@ from ...layers.image import pad_constant_like  # noqa: E402
 from ...layers.linear_maps import bilinear_tensor_product, cos_sim, row_conv  # noqa: E402
 
 __all__ += ['bilinear_tensor_product', 'cos_sim', 'pad_constant_like', 'row_conv']
+from ...layers.deform_conv import deformable_conv  # noqa: E402
+
+__all__ += ['deformable_conv']

@@ -16,11 +16,13 @@ from ...layers import conv3d as _conv3d
 from ...layers import norm as _norm
 from ...layers.checks import check_variable_and_dtype
 from ...layers.common import embedding_layer, prelu_op
+from ...layers.deform_conv import deform_conv2d
 from ...layers.helper import LayerHelper
 from ...layers.linear_maps import bilinear_tensor_product, row_conv
 
 __all__ = ['fc', 'embedding', 'conv2d', 'batch_norm', 'layer_norm', 'conv2d_transpose', 'conv3d', 'conv3d_transpose',
-           'group_norm', 'data_norm', 'instance_norm', 'spectral_norm', 'prelu', 'bilinear_tensor_product', 'row_conv']
+           'group_norm', 'data_norm', 'instance_norm', 'spectral_norm', 'prelu', 'bilinear_tensor_product', 'row_conv',
+           'deform_conv2d']
 
 conv2d = _conv.conv2d
 conv2d_transpose = _conv.conv2d_transpose

@@ -201,3 +201,17 @@ def case_cos_sim_bilinear_pad_like(paddle, rng):
             L.bilinear_tensor_product(x, z, 2, bias_attr=False), L.pad_constant_like(big, small, 1.5)]
     return {'feeds': {'x': xv, 'y': yv, 'y1': y1v, 'z': zv, 'big': bv, 'small': sv}, 'out': outs,
             'wrt': [x, y, y1, z, small]}
+
+
+def case_deformable_conv(paddle, rng):
+    fluid = paddle.fluid
+    x, xv = _x(fluid, rng, 'x', (2, 4, 5, 6))
+    off, ov = _x(fluid, rng, 'off', (2, 2 * 2 * 9, 5, 3))
+    m, mv = _x(fluid, rng, 'm', (2, 2 * 9, 5, 3))
+    off1, o1v = _x(fluid, rng, 'off1', (2, 2 * 4, 4, 5))
+    ov = (ov * 1.5).astype('float32')
+    a = fluid.layers.deformable_conv(x, off, m, 4, 3, stride=[1, 2], padding=1, groups=2, deformable_groups=2,
+                                     im2col_step=1)
+    b = fluid.layers.deformable_conv(x, off1, None, 3, 2, modulated=False, bias_attr=False, im2col_step=1)
+    return {'feeds': {'x': xv, 'off': ov, 'm': (mv + 1) / 2, 'off1': o1v}, 'out': [a, b],
+            'wrt': [x, off, m, off1]}

@@ -340,3 +340,14 @@ def case_transformer(paddle, rng):
     memory = stack(src)
     return {'feeds': {'src': sv, 'tgt': tv}, 'out': [model(src, tgt, tgt_mask=tgt_mask), memory, dec(tgt, memory)],
             'wrt': [src, tgt]}
+
+
+def case_deform_conv2d(paddle, rng):
+    snn = paddle.static.nn
+    x, xv = _x(paddle, rng, 'x', (1, 3, 6, 5))
+    off, ov = _x(paddle, rng, 'off', (1, 2 * 9, 4, 3))
+    m, mv = _x(paddle, rng, 'm', (1, 9, 4, 3))
+    outs = [snn.deform_conv2d(x, off, m, 2, 3, dilation=[1, 1], stride=[1, 1], padding=0, weight_attr=None),
+            snn.deform_conv2d(x, off, None, 4, [3, 3], bias_attr=False)]
+    return {'feeds': {'x': xv, 'off': (ov * 2).astype('float32'), 'm': (mv + 1) / 2}, 'out': outs,
+            'wrt': [x, off, m]}
