@@ -152,13 +152,15 @@ PADDLE_BILINEAR_4x4 = np.array([[0.0625, 0.28125, 0.375, 0.15625], [0.1875, 0.65
 def test_bilinear_initializer_reproduces_paddles_values():
     def net():
         x = fluid.data('x', [1, 2, 3, 3], 'float32')
-        return fluid.layers.conv2d_transpose(x, 2, filter_size=4, bias_attr=False, groups=2,
-                                             param_attr=fluid.ParamAttr(initializer=fluid.initializer.Bilinear()))
+        for init in (fluid.initializer.Bilinear(), fluid.initializer.BilinearInitializer()):
+            fluid.layers.conv2d_transpose(x, 2, filter_size=4, bias_attr=False, groups=2,
+                                          param_attr=fluid.ParamAttr(initializer=init))
     main, startup, _ = build(net)
     _, scope = run(main, startup, {'x': np.zeros((1, 2, 3, 3), np.float32)}, [])
-    w = np.asarray(scope.find_var('conv2d_transpose_0.w_0').get_tensor())
-    np.testing.assert_array_equal(w[0, 0], PADDLE_BILINEAR_4x4)
-    np.testing.assert_array_equal(w[1, 0], PADDLE_BILINEAR_4x4)
+    for name in ('conv2d_transpose_0.w_0', 'conv2d_transpose_1.w_0'):
+        w = np.asarray(scope.find_var(name).get_tensor())
+        np.testing.assert_array_equal(w[0, 0], PADDLE_BILINEAR_4x4)
+        np.testing.assert_array_equal(w[1, 0], PADDLE_BILINEAR_4x4)
     assert nn.initializer.Bilinear is fluid.initializer.BilinearInitializer
 
 
