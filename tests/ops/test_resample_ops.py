@@ -106,10 +106,11 @@ def test_trilinear_interp_v2_scale_ratio_and_channels_last():
     prog.check_grads()
 
 
-@pytest.mark.parametrize('align_corners', [True, False])
-def test_linear_interp_v2(align_corners):
+@pytest.mark.parametrize('op_type,align_corners', [('linear_interp_v2', True), ('linear_interp_v2', False),
+                                                   ('linear_interp', False)])
+def test_linear_interp(op_type, align_corners):
     x = _rng(3).standard_normal((2, 3, 5))
-    prog = interp_program('linear_interp_v2', x, {'out_w': 8, 'align_corners': align_corners, 'align_mode': 0})
+    prog = interp_program(op_type, x, {'out_w': 8, 'align_corners': align_corners, 'align_mode': 0})
     got, = prog.run([prog.out])
     np.testing.assert_allclose(got, apply_matrices(x, [linear_matrix(5, 8, align_corners, 0)]), rtol=1e-6,
                                atol=1e-7)
