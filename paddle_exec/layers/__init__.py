@@ -13,7 +13,8 @@ The modules import downward only, from the bottom:
     activation    relu, sigmoid, softmax, ..., log1p, erf, logsumexp
     indexing      slice, gather, scatter, where, argmax / argmin / argsort
     matrix        eye, tril, triu
-    common, conv, norm, image, loss, metric, io    the nn layers, losses, metrics and data layers
+    common, conv, conv3d, deform_conv, norm, image, vision, linear_maps, loss, metric, io
+                                                   the nn layers, losses, metrics and data layers
     control_flow, learning_rate                    the builders made of the ones above
 
 `Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).

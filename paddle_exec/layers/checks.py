@@ -42,3 +42,10 @@ def to_int_list(value, n: int, name: str) -> list[int]:
     if len(values) != n:
         raise ValueError('The %s must have %d elements, got %r' % (name, n, value))
     return values
+
+
+def check_type(value, name: str, expected_type, op_name: str) -> None:
+    """Paddle's data_feeder.check_type: TypeError when `value` is not an instance of `expected_type`."""
+    if not isinstance(value, expected_type):
+        raise TypeError("The type of '%s' in %s must be %s, but received %s. "
+                        % (name, op_name, expected_type, type(value)))

@@ -91,3 +91,31 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
            'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
            'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
+
+# 3-D convolution and pooling, adaptive pooling, normalisation, resizing and vision layers (issue 12)
+from ...layers.conv3d import adaptive_pool2d, adaptive_pool3d, conv3d, conv3d_transpose, pool3d  # noqa: E402
+
+__all__ += ['adaptive_pool2d', 'adaptive_pool3d', 'conv3d', 'conv3d_transpose', 'pool3d']
+from ...layers.norm import affine_channel, data_norm, inplace_abn, spectral_norm  # noqa: E402
+
+__all__ += ['affine_channel', 'data_norm', 'inplace_abn', 'spectral_norm']
+from ...layers.image import image_resize_short, interpolate, resize_trilinear  # noqa: E402
+
+__all__ += ['image_resize_short', 'interpolate', 'resize_trilinear']
+from ...layers.vision import (  # noqa: E402
+           affine_grid,
+           grid_sampler,
+           shuffle_channel,
+           space_to_depth,
+           temporal_shift,
+           unfold,
+)
+
+__all__ += ['affine_grid', 'grid_sampler', 'shuffle_channel', 'space_to_depth', 'temporal_shift', 'unfold']
+from ...layers.image import pad_constant_like  # noqa: E402
+from ...layers.linear_maps import bilinear_tensor_product, cos_sim, row_conv  # noqa: E402
+
+__all__ += ['bilinear_tensor_product', 'cos_sim', 'pad_constant_like', 'row_conv']
+from ...layers.deform_conv import deformable_conv  # noqa: E402
+
+__all__ += ['deformable_conv']
