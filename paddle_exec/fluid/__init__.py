@@ -22,6 +22,7 @@ from . import (
     io,
     layer_helper,
     layers,
+    lod_tensor,
     metrics,
     nets,
     optimizer,
@@ -50,5 +51,6 @@ from .framework import (
     program_guard,
 )
 from .input import embedding, one_hot
+from .lod_tensor import create_lod_tensor, create_random_int_lodtensor
 from .parallel_executor import ParallelExecutor
 from .param_attr import ParamAttr, WeightNormParamAttr
