@@ -20,11 +20,18 @@ import numpy as np
 
 from .errors import EnforceNotMet
 
-__all__ = ['Lod', 'NO_LOD', 'as_lod', 'lod_from_lengths', 'lod_to_list', 'lengths_of', 'lod_is_valid', 'check_lod',
-           'check_lengths', 'top_level_sequences', 'slice_lod', 'merge_lods', 'flatten_nested', 'rows_array']
+__all__ = ['Lod', 'NO_LOD', 'LOD_SUFFIX', 'companion', 'as_lod', 'lod_from_lengths', 'lod_to_list', 'lengths_of',
+           'lod_is_valid', 'check_lod', 'check_lengths', 'top_level_sequences', 'slice_lod', 'merge_lods',
+           'flatten_nested', 'rows_array']
 
 Lod = tuple          # of read-only int64 offset arrays, one per level
 NO_LOD: Lod = ()
+LOD_SUFFIX = '@LOD'  # an execution plan keeps a value's LoD under the value's name + LOD_SUFFIX (its companion)
+
+
+def companion(name: str) -> str:
+    """The name of the plan slot holding `name`'s LoD (executor/passes/lod.py)."""
+    return name + LOD_SUFFIX
 
 
 def _offsets(level) -> np.ndarray:

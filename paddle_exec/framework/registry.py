@@ -33,7 +33,8 @@ what each step does with it). What a rule may declare, on a LoDContext:
     ctx.read('X')                   the kernel gets X's LoD as an extra input after its schema inputs (in the
                                     order of the reads; a list for a duplicable slot; None when X has no LoD)
     ctx.compute('Out', levels)      the kernel returns Out's LoD as an extra output after its schema outputs (in
-                                    the order of the computes), a LoD of `levels` levels (0: Out carries none)
+                                    the order of the computes), a LoD of `levels` levels (0: Out carries none;
+                                    a duplicable slot: a list of LoDs, `levels` one int per variable or one for all)
     ctx.derive('Out', fn, ['X', 'Y'], levels)    Out's LoD is fn(LoD of X, LoD of Y), computed in the step
                                     before the kernel, from the LoDs alone (concat on axis 0, lod_reset)
 Anything not declared has no LoD. Ops without a rule get `default_lod_rule`: a `<type>_grad` op shares each
@@ -303,11 +304,28 @@ class LoDContext:
         ('derive', dst_slot, fn, src_slots, levels)
     """
 
-    def __init__(self, op, levels_of):
+    def __init__(self, op, levels_of, sub_block_levels=None):
         self.op = op
         self.attrs = op.attrs
         self._levels_of = levels_of
+        self._sub_block_levels = sub_block_levels
         self.actions: list[tuple] = []
+
+    @property
+    def compile_time(self) -> bool:
+        """True when the rule runs at build time (infer_shape), False when a plan is made."""
+        return self._sub_block_levels is None
+
+    def name_levels(self, name: str) -> int:
+        """LoD levels the variable `name` carries (0: none)."""
+        return self._levels_of(name) if name != EMPTY_VAR_NAME else 0
+
+    def sub_block_levels(self, block, feed_names, feed_levels: dict, fetch_names) -> dict:
+        """name -> LoD levels of `fetch_names` after `block` runs once fed `feed_names`, of which those in
+        `feed_levels` carry LoD (plan time only: {} at build time). What a control-flow op's rule asks."""
+        if self._sub_block_levels is None:
+            return {}
+        return self._sub_block_levels(block, list(feed_names), dict(feed_levels), list(fetch_names))
 
     def attr(self, name: str, default=None):
         return self.attrs.get(name, default)
@@ -353,8 +371,10 @@ class LoDContext:
     def read(self, slot: str) -> None:
         self.actions.append(('read', slot))
 
-    def compute(self, slot: str, levels: int) -> None:
-        self.actions.append(('compute', slot, int(levels)))
+    def compute(self, slot: str, levels) -> None:
+        """`levels`: an int, or for a duplicable slot one int per variable."""
+        levels = [int(n) for n in levels] if isinstance(levels, (list, tuple)) else int(levels)
+        self.actions.append(('compute', slot, levels))
 
     def derive(self, dst: str, fn, srcs, levels: int) -> None:
         self.actions.append(('derive', dst, fn, tuple(srcs), int(levels)))
@@ -411,10 +431,11 @@ def apply_compile_time_lod(op) -> None:
             targets, level = ctx.output_names(action[1]), action[4]
         else:
             continue
-        for name in targets:
+        levels = level if isinstance(level, list) else [level] * len(targets)
+        for name, n in zip(targets, levels):
             v = block._find_var_recursive(name)
             if v is not None:
-                v.lod_level = level
+                v.lod_level = n
 
 
 def _grad_shape_rule(ctx: ShapeContext) -> None:

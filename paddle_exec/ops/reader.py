@@ -7,7 +7,8 @@ Paddle's non-iterable DataLoader (static/data_loader.py) puts three ops in the m
     {Out=['x', 'y']} = read(inputs={Reader=['double_buffer_0']}, drop_last = True, ...)
 
 The queue (a `BlockingQueue`, filled by the loader's thread) lives in the scope under its name; the two reader ops
-pass it along and `read` pops the next batch, checks it against its output variables (Paddle's read_op checks and
+pass it along and `read` pops the next batch (arrays, or LoDTensors whose LoD goes to the outputs declared with
+lod_level > 0), checks it against its output variables (Paddle's read_op checks and
 words) and raises `fluid.core.EOFException` ("There is no next data.") once the loader's generator is exhausted.
 Under data parallelism each place's replica of `read` pops its own batch.
 
@@ -37,7 +38,9 @@ import numpy as np
 
 from ..framework.dtype import VarType, convert_dtype, to_numpy, to_var_type
 from ..framework.errors import EOFException
-from ..framework.registry import defop, kernel_rule, shape_rule
+from ..framework.lod import NO_LOD
+from ..framework.registry import defop, kernel_rule, lod_rule, shape_rule
+from ..framework.scope import LoDTensor
 
 __all__ = ['BlockingQueue', 'SOURCE_OPS', 'set_thread_cancel_event', 'ReaderCancelled',
            'RoundDealer', 'PlaceIndex']
@@ -289,11 +292,20 @@ def _double_buffer_kernel(spec):
     return lambda reader: (reader,)
 
 
+@lod_rule('read', 'place_read')
+def _read_lod(ctx):
+    """The outputs declared with lod_level > 0 take the LoD of the batch's tensors (none when a batch has none)."""
+    levels = [int(v.lod_level or 0) if (v := ctx.var(n)) is not None else 0 for n in ctx.op.outputs.get('Out', [])]
+    if any(levels):
+        ctx.compute('Out', levels)
+
+
 @kernel_rule('read')
 def _read_kernel(spec):
     names = list(spec.op.outputs.get('Out', []))
     variables = [spec.op.block._find_var_recursive(n) for n in names]
     throw_eof = bool(spec.attr('throw_eof_exp', True))
+    with_lod = spec.lod is not None and bool(spec.lod.computes)
 
     def run(reader):
         _note_source(reader)
@@ -301,15 +313,18 @@ def _read_kernel(spec):
             batch = reader.pop()
         except Exception as exc:
             if not throw_eof and type(exc).__name__ == 'EOFException':
-                return ([None] * len(names),)
+                return ([None] * len(names),) + (([NO_LOD] * len(names),) if with_lod else ())
             raise
         if len(batch) != len(names):
             raise ValueError('read: the DataLoader gave %d arrays per batch, but the read op outputs %d variables %s'
                              % (len(batch), len(names), names))
-        for var, value in zip(variables, batch):
+        values = [v.value if isinstance(v, LoDTensor) else v for v in batch]
+        for var, value in zip(variables, values):
             if var is not None:
                 _check_read(var, value)
-        return (list(batch),)
+        if with_lod:
+            return values, [v._lod if isinstance(v, LoDTensor) else NO_LOD for v in batch]
+        return (values,)
     return run
 
 

@@ -26,8 +26,10 @@ Iterable (`iterable=True`), the loader is a Python iterable of feeds for `exe.ru
 with one dict {name: LoDTensor} per place of `places` (or, with return_list=True, one list of LoDTensors per
 place); a last group of batches smaller than the number of places is dropped, as Paddle does.
 
-Batches are converted as Paddle's `_check_input_array` does (`np.asarray`, no cast): a generator yielding float64 for
-a float32 variable gets the read op's dtype error.
+Samples given as lists of ids (set_sample_list_generator / set_sample_generator) go through the DataFeeder, which
+makes LoDTensors for the variables declared with lod_level > 0; their LoD reaches the program through the `read`
+op (non-iterable) or the feed dicts (iterable). Batches are converted as Paddle's `_check_input_array` does
+(`np.asarray`, no cast): a generator yielding float64 for a float32 variable gets the read op's dtype error.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import numpy as np
 
 from ..framework.dtype import VarType
 from ..framework.errors import EOFException
+from ..framework.lod import check_lod
 from ..framework.place import CPUPlace
 from ..framework.program import default_main_program
 from ..framework.scope import LoDTensor, global_scope
@@ -52,8 +55,13 @@ _loader_names = UniqueNameGenerator()       # Paddle's data_loader_unique_name_g
 
 
 def _as_batch_array(item, var: Variable):
-    """Paddle's _check_input_array: arrays as they are (no cast), nested lists as arrays; ragged lists raise."""
+    """Paddle's _check_input_array: arrays as they are (no cast), nested lists as arrays; ragged lists raise. A
+    LoDTensor with a LoD stays a LoDTensor (its LoD checked against its rows): the read op gives the LoD to its
+    output when the variable is declared with lod_level > 0."""
     if isinstance(item, LoDTensor):
+        if item._lod:
+            check_lod(item._lod, np.shape(item.value)[0] if np.ndim(item.value) else None, var.name)
+            return LoDTensor(item.value, item._lod)
         return item.value
     if isinstance(item, np.ndarray):
         return item
@@ -64,6 +72,10 @@ def _as_batch_array(item, var: Variable):
                         "to 'decorate_batch_generator' to locate the data causes this issue.\n\t* Please consider "
                         "using 'fluid.create_lod_tensor' to convert it to a LoD-Tensor.")
     return arr
+
+
+def _as_tensor(item) -> LoDTensor:
+    return item if isinstance(item, LoDTensor) else LoDTensor(item)
 
 
 def _convert_places(places) -> list:
@@ -259,8 +271,8 @@ class GeneratorLoader:
             self._stop_iteration_thread()
             raise StopIteration from None
         if self._return_list:
-            return [[LoDTensor(a) for a in batch] for batch in step]
-        return [{n: LoDTensor(a) for n, a in zip(names, batch)} for batch in step]
+            return [[_as_tensor(a) for a in batch] for batch in step]
+        return [{n: _as_tensor(a) for n, a in zip(names, batch)} for batch in step]
 
     next = __next__
 

@@ -37,17 +37,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...framework import registry
+from ...framework.lod import LOD_SUFFIX, companion
 from ...framework.variable import EMPTY_VAR_NAME
 
 __all__ = ['LOD_SUFFIX', 'companion', 'OpLoD', 'LoDAnalysis', 'analyse_lod', 'sub_block_lod_levels']
-
-LOD_SUFFIX = '@LOD'
-
-
-def companion(name: str) -> str:
-    """The pseudo-variable whose slot holds `name`'s LoD."""
-    return name + LOD_SUFFIX
-
 
 @dataclass
 class OpLoD:
@@ -175,7 +168,7 @@ def _slot_spec(op, slot: str, schema_duplicable: bool, levels: dict, inputs: boo
 def _op_lod(op, current: dict) -> _PendingOpLoD | None:
     """Runs the op's LoD rule on the run-time levels in `current` and updates `current` with its outputs."""
     rule = registry.lod_rule_of(op.type)
-    ctx = registry.LoDContext(op, lambda name: current.get(name, 0))
+    ctx = registry.LoDContext(op, lambda name: current.get(name, 0), _sub_block_levels)
     rule(ctx)
     if not ctx.actions:
         for name in op.output_arg_names:
@@ -204,11 +197,10 @@ def _op_lod(op, current: dict) -> _PendingOpLoD | None:
             pending.reads.append(_slot_spec(op, action[1], action[1] in duplicable, current, True))
         elif kind == 'compute':
             _, slot, n = action
-            names = [x for x in op.outputs.get(slot) or [] if x != EMPTY_VAR_NAME]
-            for x in names:
-                if n > 0:
-                    out_levels[x] = n
-            wanted = {x: n for x in names} if n > 0 else {}
+            names = op.outputs.get(slot) or []
+            per_name = n if isinstance(n, list) else [n] * len(names)
+            wanted = {x: k for x, k in zip(names, per_name) if x != EMPTY_VAR_NAME and k > 0}
+            out_levels.update(wanted)
             pending.computes.append(_slot_spec(op, slot, slot in duplicable, wanted, False))
         elif kind == 'derive':
             _, slot, fn, srcs, n = action
@@ -226,6 +218,10 @@ def _op_lod(op, current: dict) -> _PendingOpLoD | None:
             current.pop(name, None)
     pending.out_levels = out_levels
     return pending
+
+
+def _sub_block_levels(block, feed_names: list, feed_levels: dict, fetch_names: list) -> dict:
+    return sub_block_lod_levels(block, feed_names, tuple(feed_levels.items()), fetch_names)
 
 
 def sub_block_lod_levels(block, feed_names, feed_lod, fetch_names) -> dict:
