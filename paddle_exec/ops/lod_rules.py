@@ -14,6 +14,8 @@ checked against Paddle 1.8.5 op by op (tests/ops/test_lod_propagation.py records
                                   slice / strided_slice: Input -> Out unless axis 0 is sliced
     no LoD although rows are kept arg_max / arg_min, transpose(2), gather / gather_nd / index_select, norm
                                   (l2_normalize), smooth_l1_loss, increment, py_func
+    reads LoD                     fill_constant_batch_size_like: a LoD input's batch is its number of sequences
+                                  (when input_dim_idx is 0); the kernel (ops/creation.py) gets the LoD
 
 Each rule is one registration in LOD_RULES; adding an op elsewhere never needs an edit here unless Paddle's op
 differs from the default.
@@ -74,3 +76,9 @@ def _split_lod(ctx):
 def _slice_lod(ctx):
     if 0 not in [int(a) for a in ctx.attr('axes', [])]:
         ctx.share('Input', 'Out')
+
+
+@lod_rule('fill_constant_batch_size_like')
+def _batch_size_like_lod(ctx):
+    if ctx.levels('Input') > 0 and int(ctx.attr('input_dim_idx', 0)) == 0:
+        ctx.read('Input')
