@@ -103,7 +103,7 @@ def test_create_random_int_lodtensor():
     assert arr.min() >= 0 and arr.max() <= 9
 
 
-# --- feeding and fetching --------------------------------------------------------------------------------------------
+# --- feeding and fetching -----------------------------------------------------------------------------------------
 
 def _relu_program(lod_level=1):
     main, startup = fluid.Program(), fluid.Program()
@@ -174,7 +174,7 @@ def test_fed_with_and_without_lod_the_program_gets_two_plans_and_the_plain_one_h
     assert with_lod.places[0].lod is not None and 'x@LOD' in with_lod.slot_of
 
 
-# --- scopes keep LoD -------------------------------------------------------------------------------------------------
+# --- scopes keep LoD ----------------------------------------------------------------------------------------------
 
 def test_scope_values_keep_their_lod():
     main, startup = fluid.Program(), fluid.Program()
@@ -196,7 +196,7 @@ def test_scope_values_keep_their_lod():
     assert scope.find_var('kept').get_tensor().lod() == [[0, 2, 3]]   # a persistable written with LoD
 
 
-# --- ParallelExecutor --------------------------------------------------------------------------------------------------
+# --- ParallelExecutor ---------------------------------------------------------------------------------------------
 
 sys.path.insert(0, os.path.join(HERE, 'data'))
 import lod_parallel_case  # noqa: E402
@@ -254,7 +254,7 @@ def test_unmerged_lod_fetches_keep_each_places_lod(monkeypatch):
     assert [t.lod() for t in per_place] == [[[0, 1, 3]], [[0, 3]]]
 
 
-# --- DataFeeder and DataLoader ----------------------------------------------------------------------------------------
+# --- DataFeeder and DataLoader ------------------------------------------------------------------------------------
 
 def _pool_program(loader_iterable=None):
     main, startup = fluid.Program(), fluid.Program()
