@@ -59,7 +59,7 @@ def cases(fluid) -> dict:
                                'paddingTrainable': True})
         return out
 
-    for start in (-2, -1, 0):
+    for start in (-2, -1, 0, 1):
         case('conv_padding_trainable_start%d' % start, {'x': (arr((6, 2), 10), [[1, 5]])},
              lambda v, s=start: conv_trainable(s, v), ['x', 'conv_w', 'conv_pad'])
     case('expand_x_nolod', {'x': (arr((2, 3), 11), None), 'y': (arr((5, 1), 12), [[2, 3]])},
