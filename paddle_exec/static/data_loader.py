@@ -1,4 +1,5 @@
-"""fluid.io.DataLoader.from_generator: Paddle 1.8's generator loader, non-iterable (in-graph) and iterable.
+"""fluid.io.DataLoader.from_generator: Paddle 1.8's generator loader, non-iterable (in-graph) and iterable, and
+fluid.io.PyReader, its older name (decorate_* for set_*).
 
 Non-iterable (`iterable=False`), the loader is part of the program:
 
@@ -49,7 +50,7 @@ from ..framework.variable import Variable
 from ..ops.reader import BlockingQueue, ReaderCancelled
 from .extras import DataFeeder
 
-__all__ = ['DataLoader']
+__all__ = ['DataLoader', 'PyReader']
 
 _loader_names = UniqueNameGenerator()       # Paddle's data_loader_unique_name_generator
 
@@ -281,3 +282,45 @@ class GeneratorLoader:
             self._queue.reset()
             self._thread.join()
         self._thread = None
+
+
+class PyReader:
+    """fluid.io.PyReader (Paddle 1.8): the older name of DataLoader.from_generator, with `decorate_*` for the
+    `set_*` methods. Everything is the generator loader's (ids lists become LoD tensors the same way)."""
+
+    def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False):
+        self._loader = DataLoader.from_generator(feed_list, capacity, use_double_buffer, iterable, return_list)
+
+    @property
+    def queue(self):
+        return self._loader.queue
+
+    @property
+    def iterable(self) -> bool:
+        return self._loader.iterable
+
+    def __call__(self):
+        return self
+
+    def __iter__(self):
+        return self._loader.__iter__()
+
+    def __next__(self):
+        return self._loader.__next__()
+
+    next = __next__
+
+    def start(self) -> None:
+        self._loader.start()
+
+    def reset(self) -> None:
+        self._loader.reset()
+
+    def decorate_sample_generator(self, sample_generator, batch_size, drop_last=True, places=None) -> None:
+        self._loader.set_sample_generator(sample_generator, batch_size, drop_last, places)
+
+    def decorate_sample_list_generator(self, reader, places=None) -> None:
+        self._loader.set_sample_list_generator(reader, places)
+
+    def decorate_batch_generator(self, reader, places=None) -> None:
+        self._loader.set_batch_generator(reader, places)

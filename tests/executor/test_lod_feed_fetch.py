@@ -256,15 +256,17 @@ def test_unmerged_lod_fetches_keep_each_places_lod(monkeypatch):
 
 # --- DataFeeder and DataLoader ------------------------------------------------------------------------------------
 
-def _pool_program(loader_iterable=None):
+def _pool_program(loader_iterable=None, kind='DataLoader'):
     main, startup = fluid.Program(), fluid.Program()
     loader = None
     with fluid.program_guard(main, startup), fluid.unique_name.guard():
         words = L.data(name='words', shape=[1], dtype='int64', lod_level=1)
         label = L.data(name='label', shape=[1], dtype='int64')
-        if loader_iterable is not None:
+        if loader_iterable is not None and kind == 'DataLoader':
             loader = fluid.io.DataLoader.from_generator(feed_list=[words, label], capacity=4,
                                                         iterable=loader_iterable)
+        elif loader_iterable is not None:
+            loader = fluid.io.PyReader(feed_list=[words, label], capacity=4, iterable=loader_iterable)
         emb = L.embedding(words, size=[20, 4], param_attr=fluid.ParamAttr(
             initializer=fluid.initializer.NumpyArrayInitializer(np.arange(80, dtype='float32').reshape(20, 4))))
         pool = L.sequence_pool(emb, 'sum')
@@ -294,9 +296,12 @@ def test_data_feeder_turns_id_lists_into_lod_tensors():
         feeder.feed([(3, [0])])
 
 
+@pytest.mark.parametrize('kind', ['DataLoader', 'PyReader'])
 @pytest.mark.parametrize('iterable', [False, True])
-def test_data_loader_from_generator_carries_lod(iterable):
-    main, startup, words, label, emb, pool, loader = _pool_program(loader_iterable=iterable)
+def test_data_loader_from_generator_carries_lod(iterable, kind):
+    main, startup, words, label, emb, pool, loader = _pool_program(loader_iterable=iterable, kind=kind)
+    set_samples = (loader.set_sample_list_generator if kind == 'DataLoader'
+                   else loader.decorate_sample_list_generator)
     exe = fluid.Executor(PLACE)
     exe.run(startup)
 
@@ -305,11 +310,11 @@ def test_data_loader_from_generator_carries_lod(iterable):
             yield SAMPLES
     results = []
     if iterable:
-        loader.set_sample_list_generator(samples, places=PLACE)
+        set_samples(samples, places=PLACE)
         for data in loader():
             results.append(exe.run(main, feed=data, fetch_list=[pool, emb], return_numpy=False))
     else:
-        loader.set_sample_list_generator(samples)
+        set_samples(samples)
         loader.start()
         try:
             while True:
@@ -320,3 +325,26 @@ def test_data_loader_from_generator_carries_lod(iterable):
     for got_pool, got_emb in results:
         assert got_emb.lod() == [[0, 3, 5]]
         np.testing.assert_array_equal(np.array(got_pool), _expected_pool())
+
+
+def test_a_list_of_feeds_with_lod_runs_one_per_place(monkeypatch):
+    monkeypatch.setenv('CPU_NUM', '2')
+    main, startup, loss, emb = _pe_program()
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        fluid.Executor(PLACE).run(startup)
+        pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main)
+        feeds = [{'words': lod_tensor(np.array([[1], [2], [3]], 'int64'), [[2, 1]]),
+                  'label': np.array([[1], [0]], 'int64')},
+                 {'words': lod_tensor(np.array([[4], [5]], 'int64'), [[1, 1]]), 'label': np.array([[0], [1]], 'int64')}]
+        got, = pe.run(fetch_list=[emb.name], feed=feeds, return_numpy=False)
+    assert got.lod() == [[0, 2, 3, 4, 5]] and np.array(got).shape == (5, 4)
+
+
+def test_a_sequence_op_refuses_an_input_without_lod_naming_it():
+    main, startup, words, label, emb, pool, _ = _pool_program()
+    exe = fluid.Executor(PLACE)
+    exe.run(startup)
+    with pytest.raises(core.EnforceNotMet, match="Input\\(X\\) Tensor of SequencePoolOp does not contain LoD "
+                                                 "information: the variable 'embedding_0.tmp_0' has no LoD"):
+        exe.run(main, feed={'words': np.array([[1], [2]], 'int64')}, fetch_list=[pool])
