@@ -3,6 +3,32 @@
 A kernel whose LoD rule declares `ctx.read('X')` gets X's LoD (framework/lod.py: a tuple of int64 offset arrays,
 possibly empty) as an extra argument; None when X carries no LoD in this plan. These helpers turn it into the
 offsets a kernel loops over, and refuse what Paddle refuses, naming the op and the variable.
+
+A complete op that reads its input's LoD and gives its output a new one (the pattern of ops/sequence_rows.py):
+
+    defop('my_seq_op', ['X'], ['Out'], grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
+
+    @lod_rule('my_seq_op')
+    def _(ctx):
+        ctx.read('X')                  # the kernel's extra argument, after its schema inputs
+        ctx.compute('Out', 1)          # the kernel's extra result, after its schema outputs: a 1-level LoD
+
+    @kernel_rule('my_seq_op')
+    def _(spec):
+        name = input_name(spec, 'X')
+        def run(x, x_lod):
+            offsets = last_level(x_lod, x, 'MySeqOp', name)      # Paddle's error when X has no LoD
+            out, out_offsets = numba_kernel(rows2d(x), offsets)   # one loop over the sequences
+            return out, as_lod([out_offsets])
+        return run
+
+    @lod_rule('my_seq_op_grad')
+    def _(ctx):
+        ctx.read('X')                  # the grad kernel needs the forward LoD too
+        ctx.share('X', 'X@GRAD')
+
+An op that only passes LoD on needs nothing (the default shares X's LoD with Out when the rows are kept) or a
+`ctx.share(...)` rule; its kernel never sees a LoD.
 """
 from __future__ import annotations
 
