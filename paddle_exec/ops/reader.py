@@ -8,7 +8,8 @@ Paddle's non-iterable DataLoader (static/data_loader.py) puts three ops in the m
 
 The queue (a `BlockingQueue`, filled by the loader's thread) lives in the scope under its name; the two reader ops
 pass it along and `read` pops the next batch (arrays, or LoDTensors whose LoD goes to the outputs declared with
-lod_level > 0), checks it against its output variables (Paddle's read_op checks and
+lod_level > 0; a LoD for an output declared with lod_level 0 is refused, naming the variable, since the plan has no
+place for it), checks it against its output variables (Paddle's read_op checks and
 words) and raises `fluid.core.EOFException` ("There is no next data.") once the loader's generator is exhausted.
 Under data parallelism each place's replica of `read` pops its own batch.
 
@@ -306,6 +307,7 @@ def _read_kernel(spec):
     variables = [spec.op.block._find_var_recursive(n) for n in names]
     throw_eof = bool(spec.attr('throw_eof_exp', True))
     with_lod = spec.lod is not None and bool(spec.lod.computes)
+    lod_free = [k for k, v in enumerate(variables) if v is not None and not v.lod_level]
 
     def run(reader):
         _note_source(reader)
@@ -322,10 +324,22 @@ def _read_kernel(spec):
         for var, value in zip(variables, values):
             if var is not None:
                 _check_read(var, value)
+        lods = [v._lod if isinstance(v, LoDTensor) else NO_LOD for v in batch]
+        for k in lod_free:
+            if lods[k]:
+                _refuse_lod(variables[k], lods[k])
         if with_lod:
-            return values, [v._lod if isinstance(v, LoDTensor) else NO_LOD for v in batch]
+            return values, lods
         return (values,)
     return run
+
+
+def _refuse_lod(var, lod) -> None:
+    """A LoD batch for an output declared without LoD: the plan has no place for its LoD (which outputs carry one
+    is decided when the plan is made, from lod_level), so it is refused rather than dropped."""
+    raise ValueError("read: the DataLoader gave '%s' a LoD tensor (LoD %s), but '%s' is declared with lod_level=0, "
+                     "so its LoD cannot reach the program: declare it with lod_level=%d (fluid.layers.data(..., "
+                     "lod_level=%d))" % (var.name, [level.tolist() for level in lod], var.name, len(lod), len(lod)))
 
 
 # the physical `read` of data-parallel plans (executor/stage.py puts it in place of `read`): its `Place` input, the

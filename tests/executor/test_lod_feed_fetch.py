@@ -348,3 +348,19 @@ def test_a_sequence_op_refuses_an_input_without_lod_naming_it():
     with pytest.raises(core.EnforceNotMet, match="Input\\(X\\) Tensor of SequencePoolOp does not contain LoD "
                                                  "information: the variable 'embedding_0.tmp_0' has no LoD"):
         exe.run(main, feed={'words': np.array([[1], [2]], 'int64')}, fetch_list=[pool])
+
+
+def test_a_data_loader_lod_batch_for_a_lod_level_0_variable_is_refused_naming_it():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = L.data(name='x', shape=[1], dtype='int64', lod_level=0)
+        loader = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4, iterable=False)
+        y = L.scale(L.cast(x, 'float32'), 2.0)
+    loader.set_batch_generator(lambda: iter([[lod_tensor(np.array([[1], [2], [3]], 'int64'), [[1, 2]])]]))
+    exe = fluid.Executor(PLACE)
+    exe.run(startup)
+    loader.start()
+    with pytest.raises(ValueError, match="'x' a LoD tensor \\(LoD \\[\\[0, 1, 3\\]\\]\\), but 'x' is declared with "
+                                         "lod_level=0.*lod_level=1"):
+        exe.run(main, fetch_list=[y])
+    loader.reset()
