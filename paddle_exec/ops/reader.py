@@ -511,13 +511,21 @@ def _stage_kernel(spec):
     return lambda xs: (list(xs),)
 
 
+lod_rule('unstage')(_read_lod)      # the staged values declared with lod_level > 0 bring their LoD along
+
+
 @kernel_rule('unstage')
 def _unstage_kernel(spec):
     name = spec.attr('stage_name')
+    with_lod = spec.lod is not None and bool(spec.lod.computes)
 
     def run(stage_ref, place=None):
         runtime = stage_ref() if stage_ref is not None else None      # a weak reference: closing frees the stage
         if runtime is None:
             raise RuntimeError("unstage: the stage runtime of stage '%s' is gone (its executor was closed)" % name)
-        return (runtime.pop(place),)
+        batch = runtime.pop(place)
+        if with_lod:
+            return ([v.value if isinstance(v, LoDTensor) else v for v in batch],
+                    [v._lod if isinstance(v, LoDTensor) else NO_LOD for v in batch])
+        return (batch,)
     return run

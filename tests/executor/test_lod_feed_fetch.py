@@ -364,3 +364,28 @@ def test_a_data_loader_lod_batch_for_a_lod_level_0_variable_is_refused_naming_it
                                          "lod_level=0.*lod_level=1"):
         exe.run(main, fetch_list=[y])
     loader.reset()
+
+
+def test_staged_lod_values_keep_their_lod():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        words = L.data(name='words', shape=[1], dtype='int64', lod_level=1)
+        loader = fluid.io.DataLoader.from_generator(feed_list=[words], capacity=4, iterable=False)
+        staged, = L.staged([words])
+        emb = L.embedding(staged, size=[20, 4], param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.NumpyArrayInitializer(np.arange(80, dtype='float32').reshape(20, 4))))
+        pool = L.sequence_pool(emb, 'sum')
+    loader.set_batch_generator(lambda: iter([[lod_tensor(np.array([[1], [2], [3]], 'int64'), [[1, 2]])]] * 3))
+    exe = fluid.Executor(PLACE)
+    exe.run(startup)
+    loader.start()
+    got = []
+    try:
+        while True:
+            got.append(exe.run(main, fetch_list=[pool])[0])
+    except core.EOFException:
+        loader.reset()
+    table = np.arange(80, dtype='float32').reshape(20, 4)
+    assert len(got) == 3
+    for g in got:
+        np.testing.assert_array_equal(g, np.stack([table[1], table[2] + table[3]]))
