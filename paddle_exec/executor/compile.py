@@ -1,9 +1,12 @@
 """Program -> ExecutionPlan: the ordered passes, and the one bounded cache of what they produce.
 
     physical = prepare_program(program, config)                       # the program passes
-    plan = compile_plan(physical, feed_names, fetch_names, n_run, config)   # the plan passes
+    plan = compile_plan(physical, feed_names, fetch_names, n_run, config, feed_lod)   # the plan passes
     plan = compile_program(program, feed_names, fetch_names, config)  # both, uncached
-    cache = PlanCache(); plan = cache.plan(program, feed_names, fetch_names, n_run, config)
+    cache = PlanCache(); plan = cache.plan(program, feed_names, fetch_names, n_run, config, feed_lod)
+
+`feed_lod` is ((fed name, LoD levels), ...) for the fed values that carry LoD, () when none does (feed.py
+`feed_lod_levels`): part of a plan's identity, since which values carry LoD is decided when the plan is made.
 
 Compiling is pure: it reads the Program and the RunConfig and builds new objects; it starts no thread and touches
 no scope. The passes, in order:
@@ -14,8 +17,9 @@ no scope. The passes, in order:
        own, split into the reader `sources` and the `rest`) that the runner's stage runtime runs ahead
     2. placed readers (passes/stage.py): on several places `read` / `text_line_reader` become their place-aware
        twins, so place p reads batch p of each round
-  plan passes (once per fed names, fetched names and number of places run)
-    3. analysis (plan.py BlockAnalysis): slots, slot specs, dependencies, scope bindings, frees
+  plan passes (once per fed names and their LoD levels, fetched names and number of places run)
+    3. analysis (plan.py BlockAnalysis): the LoD pass (passes/lod.py: which values carry LoD, companion slots),
+       slots, slot specs, dependencies, scope bindings, frees
     4. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed; a plain
        Executor's program is planned on one place as it is (plan.py)
     5. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
@@ -26,9 +30,9 @@ Kernels are made through the registry with a KernelContext: control-flow ops com
 (`spec.compile_block`) into plans they run in order, so ops never import the executor.
 
 The cache is one bounded LRU per runner (an Executor, a compiled program's runner): entries are keyed by the
-program's id, the configuration's compile key, and for plans the fed and fetched names and the number of places
-run; an entry made for an older version of the program (a structural change bumps it) is rebuilt. The least
-recently used entry goes first.
+program's id, the configuration's compile key, and for plans the fed names, their LoD levels, the fetched names and
+the number of places run; an entry made for an older version of the program (a structural change bumps it) is
+rebuilt. The least recently used entry goes first.
 """
 from __future__ import annotations
 
@@ -54,8 +58,8 @@ PLAN_CACHE_SIZE = 64
 class KernelContext:
     """What kernel factories may ask of the compiler: `compile_block` (control-flow sub-blocks)."""
 
-    def compile_block(self, block, feed_names, fetch_names) -> ExecutionPlan:
-        return build_plan(block, feed_names, fetch_names, self)
+    def compile_block(self, block, feed_names, fetch_names, feed_lod=()) -> ExecutionPlan:
+        return build_plan(block, feed_names, fetch_names, self, feed_lod)
 
 
 KERNEL_CONTEXT = KernelContext()
@@ -133,20 +137,22 @@ def prepare_program(program: Program, config: RunConfig) -> Physical:
     return Physical(physical, spec, is_inference, placed)
 
 
-def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config: RunConfig) -> ExecutionPlan:
+def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config: RunConfig,
+                 feed_lod=()) -> ExecutionPlan:
     """The plan passes (see the module docstring)."""
     program = physical.program
     if config.data_parallel:
         plan = build_data_parallel_plan(program, n_run, feed_names, fetch_names, loss_name=config.loss_name,
                                         reduce_mode=config.reduce_mode, gradient_scale=config.gradient_scale,
-                                        n_ranks=config.n_places, context=KERNEL_CONTEXT)
+                                        n_ranks=config.n_places, context=KERNEL_CONTEXT, feed_lod=feed_lod)
     else:
-        plan = build_plan(program.global_block(), feed_names, fetch_names, KERNEL_CONTEXT)
+        plan = build_plan(program.global_block(), feed_names, fetch_names, KERNEL_CONTEXT, feed_lod)
     block = program.global_block()
     if config.data_parallel and config.debug_graphviz_path:
         _write_graphs(config.debug_graphviz_path, block, plan)
     if not config.data_parallel:      # data-parallel feeds are converted and checked while split (feed.split_feeds)
-        plan.feed_bindings = [FeedBinding(block, plan.places[0].feed_slots)]
+        lod = plan.places[0].lod
+        plan.feed_bindings = [FeedBinding(block, plan.places[0].feed_slots, lod.feed_slots if lod else None)]
     plan.stage = physical.stage
     plan.binds_runtimes = physical.stage is not None or physical.placed
     return plan
@@ -161,10 +167,11 @@ def _write_graphs(path: str, block, plan: ExecutionPlan) -> None:
 
 
 def compile_program(program: Program, feed_names, fetch_names, config: RunConfig,
-                    n_run: int | None = None) -> ExecutionPlan:
+                    n_run: int | None = None, feed_lod=()) -> ExecutionPlan:
     """Both kinds of passes, uncached."""
     n_run = (config.n_places if config.data_parallel else 1) if n_run is None else n_run
-    return compile_plan(prepare_program(program, config), tuple(feed_names), tuple(fetch_names), n_run, config)
+    return compile_plan(prepare_program(program, config), tuple(feed_names), tuple(fetch_names), n_run, config,
+                        tuple(feed_lod))
 
 
 class PlanCache:
@@ -201,12 +208,12 @@ class PlanCache:
         return entry[1]
 
     def plan(self, program: Program, feed_names: tuple, fetch_names: tuple, n_run: int,
-             config: RunConfig) -> ExecutionPlan:
-        key = (program._id, feed_names, fetch_names, n_run, config.compile_key)
+             config: RunConfig, feed_lod: tuple = ()) -> ExecutionPlan:
+        key = (program._id, feed_names, fetch_names, n_run, config.compile_key, feed_lod)
         entry = self._get(key)
         if entry is None or entry[0] != program._version:
             entry = self._put(key, (program._version, compile_plan(self.physical(program, config), feed_names,
-                                                                   fetch_names, n_run, config)))
+                                                                   fetch_names, n_run, config, feed_lod)))
         return entry[1]
 
     def plans(self) -> list[ExecutionPlan]:

@@ -166,9 +166,9 @@ class _RecordedPhases:
         with self.recorder.span('scope_write', 'scope'):
             write_scope_outputs(scope_outputs, values, scope)
 
-    def as_fetch_result(self, value, return_numpy, copy):
+    def as_fetch_result(self, value, return_numpy, copy, *lod_and_name):
         with self.recorder.span('fetch', 'fetch'):
-            return as_fetch_result(value, return_numpy, copy)
+            return as_fetch_result(value, return_numpy, copy, *lod_and_name)
 
 
 def phases():

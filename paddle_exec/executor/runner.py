@@ -13,7 +13,7 @@ Runner. A run:
      from place 0 at the first run (copied; shared under Reduce for what only run-once optimizer ops write);
   3. the feeds: one dict (names the program lacks are dropped with Paddle's warning), or, data parallel, split
      over the places (feed.split_feeds: ceil rule, per-device checks, persistable feeds, partial inference runs);
-  4. the plan, from the runner's one bounded PlanCache (compile.py);
+  4. the plan, from the runner's one bounded PlanCache (compile.py), keyed also by which feeds carry LoD;
   5. num_iteration_per_run times: fresh values; each place's feeds (FeedBinding) and scope inputs bound; the
      policy runs the nodes; persistables written back to each place's scope;
   6. the fetches of the last iteration (feed.fetch_results); data parallel: Paddle's drop-scope counting, which
@@ -164,16 +164,20 @@ class Runner:
         """A data-parallel run (steps 3 to 6 of the module docstring)."""
         config = self.config
         is_inference = self.plans.physical(program, config).is_inference
-        place_feeds, n_run = feeding.split_feeds(program.global_block(), feed, config.n_places, is_inference, scopes)
+        block = program.global_block()
+        place_feeds, n_run, place_lods = feeding.split_feeds(block, feed, config.n_places, is_inference, scopes)
         if config.dry_run:
             return [None] * len(names)
-        plan = self.plans.plan(program, tuple(place_feeds[0]) if place_feeds else (), tuple(names), n_run, config)
-        return self._execute(program, plan, place_feeds, n_run, scopes, names, return_numpy, return_merged)
+        feed_lod = tuple((name, len(lod)) for name, lod in place_lods[0].items()) if place_lods else ()
+        plan = self.plans.plan(program, tuple(place_feeds[0]) if place_feeds else (), tuple(names), n_run, config,
+                               feed_lod)
+        return self._execute(program, plan, place_feeds, n_run, scopes, names, return_numpy, return_merged,
+                             place_lods)
 
     def _execute(self, program, plan, place_feeds: list, n_run: int, scopes: list, names: list, return_numpy: bool,
-                 return_merged: bool) -> list:
-        """Steps 5 and 6 of a run: bind, let the policy run the nodes, write back, fetch; with the instruments that
-        are on (instrument.py: the profiler's events, FLAGS_check_nan_inf)."""
+                 return_merged: bool, place_lods: list | None = None) -> list:
+        """Steps 5 and 6 of a run: bind (feeds, scope values, LoDs), let the policy run the nodes, write back, fetch;
+        with the instruments that are on (instrument.py: the profiler's events, FLAGS_check_nan_inf)."""
         config = self.config
         if plan.binds_runtimes:
             self._bind_runtimes(program, plan, scopes)
@@ -187,14 +191,19 @@ class Runner:
         for _ in range(config.num_iteration_per_run):
             values = plan.new_values()
             for p in range(n_run):
+                place = places[p]
                 if bindings:
                     ph.bind_feed(bindings[p], place_feeds[p], values, scopes[p])
                 else:
-                    ph.assign_feed(places[p].feed_slots, place_feeds[p], values)
-                ph.bind_scope_inputs(places[p].scope_inputs, values, scopes[p])
+                    ph.assign_feed(place.feed_slots, place_feeds[p], values)
+                ph.bind_scope_inputs(place.scope_inputs, values, scopes[p])
+                if place.lod is not None:
+                    feeding.bind_lods(place.lod, place_lods[p] if place_lods else None, values, scopes[p])
             policy.run(plan, values)
             for p in range(n_run):
                 ph.write_scope_outputs(places[p].scope_outputs, values, scopes[p])
+                if places[p].lod is not None:
+                    feeding.write_scope_lods(places[p].lod.scope_outputs, values, scopes[p])
         results = feeding.fetch_results(plan, values, names, n_run, return_numpy, return_merged,
                                         config.data_parallel, ph.as_fetch_result)
         if recorder is not None:
@@ -212,16 +221,23 @@ class Runner:
                 feed = feed[0]
             elif feed is None:
                 feed = {}
-        feed = feeding.known_feeds(program.global_block(), feed)
-        plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config)
+        block = program.global_block()
+        feed = feeding.known_feeds(block, feed)
+        plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config,
+                               feeding.feed_lod_levels(block, feed))
         if plan.binds_runtimes or INSTRUMENTS.on:
             return self._execute(program, plan, [feed], 1, [scope], names, return_numpy, True)
         place = plan.places[0]
         values = plan.new_values()
         plan.feed_bindings[0].bind(feed, values, scope)
         feeding.bind_scope_inputs(place.scope_inputs, values, scope)
+        if place.lod is not None:
+            feeding.bind_lods(place.lod, None, values, scope)
         self.policy.run(plan, values)
         feeding.write_scope_outputs(place.scope_outputs, values, scope)
+        if place.lod is not None:
+            feeding.write_scope_lods(place.lod.scope_outputs, values, scope)
+            return feeding.fetch_results(plan, values, names, 1, return_numpy, True, False)
         return [feeding.as_fetch_result(values[s], return_numpy, copy)
                 for s, copy in zip(place.fetch_slots, plan.analysis.fetch_copy)]
 

@@ -39,8 +39,9 @@ import threading
 import time
 
 from ..framework.errors import EOFException
+from ..framework.scope import LoDTensor
 from ..ops import reader as reader_ops
-from .feed import bind_scope_inputs, write_scope_outputs
+from .feed import bind_lods, bind_scope_inputs, write_scope_outputs
 from .instrument import INSTRUMENTS
 from .policies.base import run_in_order
 
@@ -225,6 +226,9 @@ class StageRuntime:
     def _produce(self, plan, epoch: _Epoch) -> None:
         reader_ops.set_thread_cancel_event(epoch.stop)
         carried = plan.plan.fetch_slots
+        lod = plan.plan.places[0].lod
+        # carried values that carry LoD travel as LoDTensors; `unstage` gives their LoD to its outputs
+        carried_lod = [(k, s) for k, s in enumerate(lod.fetch_slots) if s is not None] if lod is not None else []
         new_values, scope_inputs, scope_outputs = plan.plan.new_values, plan.plan.scope_inputs, plan.plan.scope_outputs
         try:
             while not epoch.stop.is_set():
@@ -237,6 +241,8 @@ class StageRuntime:
                     reader_ops.collect_sources(start=True)
                     try:
                         bind_scope_inputs(scope_inputs, values, self.scope)
+                        if lod is not None:
+                            bind_lods(lod, None, values, self.scope)
                         run_in_order(plan.sources, values)
                     except reader_ops.ReaderCancelled:
                         return
@@ -261,7 +267,11 @@ class StageRuntime:
                     try:
                         run_in_order(plan.rest, values)
                         write_scope_outputs(scope_outputs, values, self.scope)
-                        entry = ('batch', [values[s] for s in carried], sources)
+                        batch = [values[s] for s in carried]
+                        for k, s in carried_lod:
+                            if values[s]:
+                                batch[k] = LoDTensor(batch[k], values[s])
+                        entry = ('batch', batch, sources)
                     except reader_ops.ReaderCancelled:
                         return
                     except BaseException as exc:  # noqa: BLE001

@@ -23,6 +23,7 @@ from . import (
     io,
     layer_helper,
     layers,
+    lod_tensor,
     metrics,
     nets,
     optimizer,

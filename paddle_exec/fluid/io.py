@@ -9,7 +9,7 @@ from ..reader import decorator as _decorator
 from ..reader.decorator import *  # noqa: F403  (a re-exporting namespace)
 from ..reader.decorator import batch
 from ..static import io as _static_io
-from ..static.data_loader import DataLoader
+from ..static.data_loader import DataLoader, PyReader
 from ..static.io import *  # noqa: F403
 
-__all__ = list(_static_io.__all__) + ['DataLoader', 'batch'] + list(_decorator.__all__)
+__all__ = list(_static_io.__all__) + ['DataLoader', 'PyReader', 'batch'] + list(_decorator.__all__)

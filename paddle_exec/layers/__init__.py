@@ -15,6 +15,7 @@ The modules import downward only, from the bottom:
     matrix        eye, tril, triu
     common, conv, conv3d, deform_conv, norm, image, vision, linear_maps, loss, metric, io
                                                    the nn layers, losses, metrics and data layers
+    sequence      the sequence (LoD) layers: sequence_pool, sequence_conv, ..., lod_reset, lod_append
     control_flow, learning_rate                    the builders made of the ones above
 
 `Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).

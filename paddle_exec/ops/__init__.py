@@ -7,3 +7,4 @@ from ..framework import registry  # noqa: I001  (the registry first: every famil
 from . import math, activation, reduce, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
 from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image
 from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vision
+from . import lod_rules, sequence_pool, sequence_rows

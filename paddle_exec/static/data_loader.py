@@ -1,4 +1,5 @@
-"""fluid.io.DataLoader.from_generator: Paddle 1.8's generator loader, non-iterable (in-graph) and iterable.
+"""fluid.io.DataLoader.from_generator: Paddle 1.8's generator loader, non-iterable (in-graph) and iterable, and
+fluid.io.PyReader, its older name (decorate_* for set_*).
 
 Non-iterable (`iterable=False`), the loader is part of the program:
 
@@ -26,8 +27,10 @@ Iterable (`iterable=True`), the loader is a Python iterable of feeds for `exe.ru
 with one dict {name: LoDTensor} per place of `places` (or, with return_list=True, one list of LoDTensors per
 place); a last group of batches smaller than the number of places is dropped, as Paddle does.
 
-Batches are converted as Paddle's `_check_input_array` does (`np.asarray`, no cast): a generator yielding float64 for
-a float32 variable gets the read op's dtype error.
+Samples given as lists of ids (set_sample_list_generator / set_sample_generator) go through the DataFeeder, which
+makes LoDTensors for the variables declared with lod_level > 0; their LoD reaches the program through the `read`
+op (non-iterable) or the feed dicts (iterable). Batches are converted as Paddle's `_check_input_array` does
+(`np.asarray`, no cast): a generator yielding float64 for a float32 variable gets the read op's dtype error.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ import numpy as np
 
 from ..framework.dtype import VarType
 from ..framework.errors import EOFException
+from ..framework.lod import check_lod
 from ..framework.place import CPUPlace
 from ..framework.program import default_main_program
 from ..framework.scope import LoDTensor, global_scope
@@ -46,14 +50,19 @@ from ..framework.variable import Variable
 from ..ops.reader import BlockingQueue, ReaderCancelled
 from .extras import DataFeeder
 
-__all__ = ['DataLoader']
+__all__ = ['DataLoader', 'PyReader']
 
 _loader_names = UniqueNameGenerator()       # Paddle's data_loader_unique_name_generator
 
 
 def _as_batch_array(item, var: Variable):
-    """Paddle's _check_input_array: arrays as they are (no cast), nested lists as arrays; ragged lists raise."""
+    """Paddle's _check_input_array: arrays as they are (no cast), nested lists as arrays; ragged lists raise. A
+    LoDTensor with a LoD stays a LoDTensor (its LoD checked against its rows): the read op gives the LoD to its
+    output when the variable is declared with lod_level > 0."""
     if isinstance(item, LoDTensor):
+        if item._lod:
+            check_lod(item._lod, np.shape(item.value)[0] if np.ndim(item.value) else None, var.name)
+            return LoDTensor(item.value, item._lod)
         return item.value
     if isinstance(item, np.ndarray):
         return item
@@ -64,6 +73,10 @@ def _as_batch_array(item, var: Variable):
                         "to 'decorate_batch_generator' to locate the data causes this issue.\n\t* Please consider "
                         "using 'fluid.create_lod_tensor' to convert it to a LoD-Tensor.")
     return arr
+
+
+def _as_tensor(item) -> LoDTensor:
+    return item if isinstance(item, LoDTensor) else LoDTensor(item)
 
 
 def _convert_places(places) -> list:
@@ -259,8 +272,8 @@ class GeneratorLoader:
             self._stop_iteration_thread()
             raise StopIteration from None
         if self._return_list:
-            return [[LoDTensor(a) for a in batch] for batch in step]
-        return [{n: LoDTensor(a) for n, a in zip(names, batch)} for batch in step]
+            return [[_as_tensor(a) for a in batch] for batch in step]
+        return [{n: _as_tensor(a) for n, a in zip(names, batch)} for batch in step]
 
     next = __next__
 
@@ -269,3 +282,45 @@ class GeneratorLoader:
             self._queue.reset()
             self._thread.join()
         self._thread = None
+
+
+class PyReader:
+    """fluid.io.PyReader (Paddle 1.8): the older name of DataLoader.from_generator, with `decorate_*` for the
+    `set_*` methods. Everything is the generator loader's (ids lists become LoD tensors the same way)."""
+
+    def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False):
+        self._loader = DataLoader.from_generator(feed_list, capacity, use_double_buffer, iterable, return_list)
+
+    @property
+    def queue(self):
+        return self._loader.queue
+
+    @property
+    def iterable(self) -> bool:
+        return self._loader.iterable
+
+    def __call__(self):
+        return self
+
+    def __iter__(self):
+        return self._loader.__iter__()
+
+    def __next__(self):
+        return self._loader.__next__()
+
+    next = __next__
+
+    def start(self) -> None:
+        self._loader.start()
+
+    def reset(self) -> None:
+        self._loader.reset()
+
+    def decorate_sample_generator(self, sample_generator, batch_size, drop_last=True, places=None) -> None:
+        self._loader.set_sample_generator(sample_generator, batch_size, drop_last, places)
+
+    def decorate_sample_list_generator(self, reader, places=None) -> None:
+        self._loader.set_sample_list_generator(reader, places)
+
+    def decorate_batch_generator(self, reader, places=None) -> None:
+        self._loader.set_batch_generator(reader, places)

@@ -241,14 +241,15 @@ def shared_persistables(program, n_places: int, loss_name=None, reduce_mode: boo
 
 def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, loss_name=None,
                              reduce_mode: bool = False, gradient_scale: int = _COEFF_NUM_DEVICE,
-                             n_ranks: int | None = None, context=None) -> ExecutionPlan:
+                             n_ranks: int | None = None, context=None, feed_lod=()) -> ExecutionPlan:
     """The multi-place plan of `program`'s global block; see the module docstring. `gradient_scale` is
-    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with."""
+    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with; `feed_lod`
+    the (name, levels) of fed names that carry LoD (every place's share carries as many levels)."""
     scale_strategy = gradient_scale
     n_ranks = n_ranks or n_places
     block = program.global_block()
     ops, kinds, seed_index = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy)
-    a = BlockAnalysis(block, feed_names, fetch_names, ops=ops, op_infos=COLLECTIVE_INFOS)
+    a = BlockAnalysis(block, feed_names, fetch_names, ops=ops, op_infos=COLLECTIVE_INFOS, feed_lod=feed_lod)
     stride = len(a.slot_of)
     coeff = 1.0 / n_ranks if scale_strategy == _COEFF_NUM_DEVICE else 1.0
 
@@ -272,11 +273,14 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
         kind = kinds[j]
         in_spec, out_spec, free = a.in_specs[j], a.out_specs[j], a.frees[j]
         if kind is None:
+            lod_step = a.lod_steps[j]
             for p in range(n_places):
                 off = p * stride
-                kernel = (_seed_kernel(op, coeff) if j == seed_index else registry.make_kernel(op, context))
+                kernel = (_seed_kernel(op, coeff) if j == seed_index
+                          else registry.make_kernel(op, context, a.op_lods[j]))
                 nodes.append(PlanNode(len(nodes), op, kernel, tuple(_shift(s, off) for s in in_spec),
-                                      tuple(_shift(s, off) for s in out_spec), [s + off for s in free], place=p))
+                                      tuple(_shift(s, off) for s in out_spec), [s + off for s in free], place=p,
+                                      lod=None if lod_step is None else lod_step.shifted(off)))
                 deps.append({node_of[d][p] for d in a.deps[j]})
             continue
         all_free = [s + p * stride for p in range(n_places) for s in free]
@@ -299,7 +303,7 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
             info = registry.get(op.type)
             copies = tuple(any(n in a.persistable and n not in shared for n in op.outputs.get(slot, ()))
                            for slot in info.outputs)
-            kernel = _broadcast_kernel(registry.make_kernel(op, context), out_spec, n_places, copies)
+            kernel = _broadcast_kernel(registry.make_kernel(op, context, a.op_lods[j]), out_spec, n_places, copies)
             node = PlanNode(len(nodes), op, kernel, tuple(_shift(s, off) for s in in_spec), spread, all_free,
                             place=owner, label='%s (once, on place %d)' % (op.type, owner))
         nodes.append(node)

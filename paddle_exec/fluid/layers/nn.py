@@ -77,6 +77,7 @@ from ...layers.math import (
 from ...layers.metric import topk
 from ...layers.norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from ...layers.random import gaussian_random, randint, uniform_random
+from ...layers.sequence import lod_append, lod_reset
 from ...static.extras import py_func
 
 __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 'clip', 'conv2d', 'conv2d_transpose',
@@ -84,7 +85,8 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'elementwise_min', 'elementwise_mod', 'elementwise_mul', 'elementwise_pow', 'elementwise_sub', 'elu',
            'embedding', 'expand', 'fc', 'flatten', 'flip', 'gather', 'gather_nd', 'gaussian_random', 'group_norm',
            'hard_sigmoid', 'hard_swish', 'image_resize', 'index_select', 'instance_norm', 'l2_normalize',
-           'label_smooth', 'layer_norm', 'leaky_relu', 'log', 'log1p', 'log_loss', 'log_softmax', 'logical_and',
+           'label_smooth', 'layer_norm', 'leaky_relu', 'lod_append', 'lod_reset', 'log', 'log1p', 'log_loss',
+           'log_softmax', 'logical_and',
            'logical_not', 'logical_or', 'logical_xor', 'logsumexp', 'lrn', 'matmul', 'maxout', 'mean', 'mish', 'mul',
            'one_hot', 'pad', 'pad2d', 'pixel_shuffle', 'pool2d', 'pow', 'prelu', 'py_func', 'randint', 'rank',
            'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu',
