@@ -16,5 +16,7 @@ from .device import get_device, set_device
 from .framework.random import Generator, default_cpu_generator, op_seed, seed  # noqa: F401  (re-exported)
 from .reader.decorator import batch
 from .static.metric import topk
+from .utils.flags import get_flags, set_flags
 
-__all__ = ['seed', 'set_device', 'get_device', 'batch', 'reader', 'metric', 'topk', 'device', 'io']
+__all__ = ['seed', 'set_device', 'get_device', 'batch', 'reader', 'metric', 'topk', 'device', 'io', 'get_flags',
+           'set_flags']
