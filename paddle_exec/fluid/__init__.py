@@ -21,6 +21,7 @@ from . import (
     core,
     data_feed_desc,
     data_feeder,
+    dataloader,
     debugger,
     default_scope_funcs,
     device_worker,

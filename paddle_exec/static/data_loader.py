@@ -46,7 +46,7 @@ from ..framework.variable import Variable
 from ..ops.reader import BlockingQueue, ReaderCancelled
 from .extras import DataFeeder
 
-__all__ = ['DataLoader']
+__all__ = ['DataLoader', 'PyReader']
 
 _loader_names = UniqueNameGenerator()       # Paddle's data_loader_unique_name_generator
 
@@ -269,3 +269,19 @@ class GeneratorLoader:
             self._queue.reset()
             self._thread.join()
         self._thread = None
+
+
+class PyReader(GeneratorLoader):
+    """fluid.io.PyReader (1.8): the generator loader under its older names (decorate_* for set_*)."""
+
+    def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False):
+        super().__init__(feed_list, capacity, use_double_buffer, iterable, return_list)
+
+    def decorate_sample_generator(self, sample_generator, batch_size, drop_last=True, places=None):
+        return self.set_sample_generator(sample_generator, batch_size, drop_last, places)
+
+    def decorate_sample_list_generator(self, reader, places=None):
+        return self.set_sample_list_generator(reader, places)
+
+    def decorate_batch_generator(self, reader, places=None):
+        return self.set_batch_generator(reader, places)

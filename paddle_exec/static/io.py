@@ -43,7 +43,8 @@ from .paddle_proto_writer import encode_message, program_to_protobuf
 
 __all__ = ['save', 'load', 'load_program_state', 'set_program_state', 'save_vars', 'save_params',
            'save_persistables', 'load_vars', 'load_params', 'load_persistables', 'is_parameter', 'is_persistable',
-           'is_belong_to_optimizer', 'save_inference_model', 'load_inference_model', 'program_from_model_bytes']
+           'is_belong_to_optimizer', 'save_inference_model', 'load_inference_model', 'program_from_model_bytes',
+           'get_program_parameter', 'get_program_persistable_vars']
 
 _NOT_SAVED_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 
@@ -61,6 +62,16 @@ def is_persistable(var: Variable) -> bool:
 def is_belong_to_optimizer(var: Variable) -> bool:
     """Persistable, but neither a parameter nor a data variable: optimizer state (Paddle's definition)."""
     return not (isinstance(var, Parameter) or var.need_check_feed) and is_persistable(var)
+
+
+def get_program_parameter(program: Program) -> list[Variable]:
+    """fluid.io.get_program_parameter: the program's Parameters (list_vars order)."""
+    return list(filter(is_parameter, program.list_vars()))
+
+
+def get_program_persistable_vars(program: Program) -> list[Variable]:
+    """fluid.io.get_program_persistable_vars: the program's persistable variables (list_vars order)."""
+    return list(filter(is_persistable, program.list_vars()))
 
 
 def _unique_vars(program: Program, predicate) -> list[Variable]:
