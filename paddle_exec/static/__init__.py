@@ -21,6 +21,7 @@ from ..framework import (
                          program_guard,
                          scope_guard,
 )
+from ..layers.control_flow import Print
 from ..layers.io import data_v2 as data
 from ..layers.metric import ctr_metric_bundle
 from ..optimizer.averaging import ExponentialMovingAverage
