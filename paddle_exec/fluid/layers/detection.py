@@ -1,5 +1,18 @@
-"""fluid.layers.detection (Paddle 1.8's module path). paddle_exec implements none of its 28 names yet; the module
-is here so that fluid.layers keeps Paddle's layout.
+"""fluid.layers.detection (Paddle 1.8's module path): the detection builders paddle_exec implements
+(paddle_exec/layers/detection.py). The LoD-bound ones (ssd_loss, target_assign, generate_proposals, ...) are not
+implemented yet.
 """
+from ...layers.detection import (
+    anchor_generator,
+    box_clip,
+    box_coder,
+    density_prior_box,
+    iou_similarity,
+    multiclass_nms,
+    polygon_box_transform,
+    prior_box,
+    yolo_box,
+)
 
-__all__ = []
+__all__ = ['anchor_generator', 'box_clip', 'box_coder', 'density_prior_box', 'iou_similarity', 'multiclass_nms',
+           'polygon_box_transform', 'prior_box', 'yolo_box']

@@ -25,6 +25,7 @@ from ...layers.activation import (
 from ...layers.attribute import rank, shape, size
 from ...layers.common import dropout, embedding, fc, maxout, one_hot, prelu
 from ...layers.conv import conv2d, conv2d_transpose, pool2d
+from ...layers.detection import roi_align, roi_pool
 from ...layers.image import image_resize, pad, pad2d, pixel_shuffle, resize_bilinear, resize_nearest
 from ...layers.indexing import gather, gather_nd, index_select, scatter, scatter_nd_add, slice, strided_slice, where
 from ...layers.learning_rate import autoincreased_step_counter
@@ -91,3 +92,4 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
            'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
            'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
+__all__ += ['roi_align', 'roi_pool']

@@ -1,0 +1,93 @@
+"""Records what Paddle 1.8.5 computes for fluid.layers.detection (and roi_align / roi_pool) on fixed inputs, into
+detection.npz beside this file. Runs only where Paddle 1.8.5 is installed:
+
+    /work/pd18/bin/python tests/golden/api/record_detection.py
+
+Keys: '<case>.in.<name>' inputs, '<case>.out.<k>' outputs (k-th fetch), '<case>.lod.<k>' the LoD offsets of a
+LoD output. tests/kernels/test_detection.py builds the same programs on paddle_exec and compares.
+"""
+import os
+
+import numpy as np
+import paddle.fluid as fluid
+
+L = fluid.layers
+rng = np.random.RandomState(12)
+OUT = {}
+
+
+def boxes(n, scale=1.0):
+    xy = rng.uniform(0, 0.6, (n, 2))
+    wh = rng.uniform(0.1, 0.4, (n, 2))
+    return (np.concatenate([xy, xy + wh], 1) * scale).astype('float32')
+
+
+def run(case, build, feeds):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        vars_ = {n: fluid.data(n, list(v.shape), str(v.dtype)) for n, v in feeds.items()}
+        outs = build(**vars_)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    res = exe.run(main, feed=feeds, fetch_list=list(outs), return_numpy=False)
+    for n, v in feeds.items():
+        OUT['%s.in.%s' % (case, n)] = v
+    for k, r in enumerate(res):
+        OUT['%s.out.%d' % (case, k)] = np.array(r)
+        if r.lod():
+            OUT['%s.lod.%d' % (case, k)] = np.array(r.lod()[-1], 'int64')
+
+
+run('iou', lambda x, y: [L.iou_similarity(x, y)], {'x': boxes(5), 'y': boxes(3)})
+run('iou_pixel', lambda x, y: [L.iou_similarity(x, y, box_normalized=False)],
+    {'x': boxes(4, 20), 'y': boxes(3, 20)})
+prior, pvar = boxes(6), rng.uniform(0.1, 0.3, (6, 4)).astype('float32')
+run('encode', lambda p, v, t: [L.box_coder(p, v, t, 'encode_center_size')],
+    {'p': prior, 'v': pvar, 't': boxes(4)})
+run('encode_list_var', lambda p, t: [L.box_coder(p, [0.1, 0.1, 0.2, 0.2], t, 'encode_center_size',
+                                                 box_normalized=False)],
+    {'p': boxes(6, 30), 't': boxes(4, 30)})
+run('decode', lambda p, v, t: [L.box_coder(p, v, t, 'decode_center_size')],
+    {'p': prior, 'v': pvar, 't': rng.uniform(-1, 1, (3, 6, 4)).astype('float32')})
+run('decode_axis1', lambda p, t: [L.box_coder(p, [0.1, 0.1, 0.2, 0.2], t, 'decode_center_size', axis=1)],
+    {'p': boxes(3), 't': rng.uniform(-1, 1, (3, 5, 4)).astype('float32')})
+feat, img = rng.rand(1, 2, 3, 4).astype('float32'), rng.rand(1, 3, 30, 40).astype('float32')
+run('prior_box', lambda f, i: list(L.prior_box(f, i, min_sizes=[4.0, 8.0], max_sizes=[9.0, 12.0],
+                                               aspect_ratios=[2.0], flip=True, clip=True)), {'f': feat, 'i': img})
+run('prior_box_order', lambda f, i: list(L.prior_box(f, i, min_sizes=[4.0], max_sizes=[9.0],
+                                                     aspect_ratios=[2.0, 3.0], steps=[8.0, 8.0], offset=0.3,
+                                                     min_max_aspect_ratios_order=True)), {'f': feat, 'i': img})
+run('anchor', lambda f: list(L.anchor_generator(f, anchor_sizes=[32.0, 64.0], aspect_ratios=[0.5, 1.0],
+                                                 stride=[16.0, 16.0], variance=[0.1, 0.1, 0.2, 0.2])),
+    {'f': feat})
+run('density_prior_box', lambda f, i: list(L.density_prior_box(f, i, densities=[2, 1], fixed_sizes=[6.0, 12.0],
+                                                               fixed_ratios=[1.0, 2.0], clip=True)),
+    {'f': feat, 'i': img})
+yx = rng.uniform(-2, 2, (2, 2 * (5 + 3), 3, 4)).astype('float32')
+run('yolo_box', lambda x, s: list(L.yolo_box(x, s, anchors=[10, 13, 16, 30], class_num=3, conf_thresh=0.3,
+                                             downsample_ratio=8)),
+    {'x': yx, 's': np.array([[24, 32], [40, 30]], 'int32')})
+run('yolo_box_noclip', lambda x, s: list(L.yolo_box(x, s, anchors=[10, 13, 16, 30], class_num=3, conf_thresh=0.1,
+                                                    downsample_ratio=8, clip_bbox=False)),
+    {'x': yx, 's': np.array([[24, 32], [40, 30]], 'int32')})
+nb = np.stack([boxes(8), boxes(8)])
+ns = rng.rand(2, 3, 8).astype('float32')
+nb[0, 1] = nb[0, 0] + 0.01           # overlapping pairs, so suppression happens
+nb[1, 5] = nb[1, 2] * 1.02
+run('nms', lambda b, s: [L.multiclass_nms(b, s, score_threshold=0.2, nms_top_k=6, keep_top_k=7,
+                                          nms_threshold=0.4)], {'b': nb, 's': ns})
+run('nms_pixel', lambda b, s: [L.multiclass_nms(b * 20, s, score_threshold=0.1, nms_top_k=-1, keep_top_k=-1,
+                                                nms_threshold=0.3, normalized=False, background_label=-1)],
+    {'b': nb, 's': ns})
+run('polygon', lambda x: [L.polygon_box_transform(x)], {'x': rng.rand(1, 8, 2, 3).astype('float32')})
+fmap = rng.rand(1, 2, 8, 8).astype('float32')
+rois = np.array([[0.5, 1.0, 5.2, 6.1], [2.0, 2.0, 7.5, 4.5], [0.0, 0.0, 3.0, 3.0]], 'float32')
+lod = np.array([0, 3], 'int64')
+run('roi_align', lambda x, r, l: [L.roi_align(x, r, 2, 3, spatial_scale=0.9, sampling_ratio=2, rois_lod=l)],
+    {'x': fmap, 'r': rois, 'l': lod})
+run('roi_align_adaptive', lambda x, r, l: [L.roi_align(x, r, 3, 2, spatial_scale=1.0, sampling_ratio=-1,
+                                                       rois_lod=l)], {'x': fmap, 'r': rois, 'l': lod})
+run('roi_pool', lambda x, r, l: [L.roi_pool(x, r, 2, 3, spatial_scale=0.9, rois_lod=l)],
+    {'x': fmap, 'r': rois, 'l': lod})
+np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection.npz'), **OUT)
+print('recorded', len(OUT), 'arrays')
