@@ -22,6 +22,7 @@ from . import (
     data_feed_desc,
     data_feeder,
     dataloader,
+    dataset,
     debugger,
     default_scope_funcs,
     device_worker,
@@ -60,6 +61,7 @@ from .core import CPUPlace, CUDAPinnedPlace, CUDAPlace, LoDTensor, Scope
 from .core import LoDTensor as Tensor
 from .data import data
 from .data_feeder import DataFeeder
+from .dataset import DatasetFactory, InMemoryDataset, QueueDataset
 from .executor import Executor, global_scope, scope_guard
 from .framework import (
     Program,
@@ -79,6 +81,7 @@ from .framework import (
     set_flags,
 )
 from .input import embedding, one_hot
+from .layers import learning_rate_scheduler as learning_rate_decay
 from .parallel_executor import ParallelExecutor
 from .param_attr import ParamAttr, WeightNormParamAttr
 from .transpiler import memory_optimize, release_memory

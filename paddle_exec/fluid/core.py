@@ -4,9 +4,10 @@ from ..framework.dtype import VarType
 from ..framework.errors import EOFException
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
 from ..framework.scope import LoDTensor, Scope, SelectedRows
+from ..utils import flags as _flags
 
 __all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EOFException', 'LoDTensor', 'Scope', 'SelectedRows',
-           'VarDesc', 'VarType', 'get_cpu_device_count', 'is_compiled_with_cuda']
+           'VarDesc', 'VarType', 'get_cpu_device_count', 'get_cuda_device_count', 'globals', 'is_compiled_with_cuda']
 
 
 class VarDesc:
@@ -15,3 +16,34 @@ class VarDesc:
 
 def get_cpu_device_count() -> int:
     return _cpu_place_count()
+
+
+def get_cuda_device_count() -> int:
+    """0: paddle_exec runs on CPU places only."""
+    return 0
+
+
+class _Globals:
+    """core.globals(): Paddle's public flags as a mapping (get_flags / set_flags underneath)."""
+
+    def __getitem__(self, name: str):
+        return _flags.get_flags(name)[name]
+
+    def __setitem__(self, name: str, value) -> None:
+        _flags.set_flags({name: value})
+
+    def __contains__(self, name: str) -> bool:
+        return name in _flags.public_flags()
+
+    def is_public(self, name: str) -> bool:
+        return name in _flags.public_flags()
+
+    def keys(self) -> list[str]:
+        return sorted(_flags.public_flags())
+
+
+_GLOBALS = _Globals()
+
+
+def globals() -> _Globals:  # noqa: A001  (Paddle's name)
+    return _GLOBALS

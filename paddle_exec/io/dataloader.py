@@ -32,10 +32,35 @@ from ..framework.variable import Variable
 from ..static.data_loader import DataLoader as _GeneratorDataLoader
 from ..static.data_loader import _convert_places
 from .dataset import Dataset, IterableDataset
+from .multislot import DatasetBase
 from .sampler import BatchSampler
 from .worker import WorkerPool
 
 __all__ = ['DataLoader', 'default_collate_fn', 'default_convert_fn', 'fluid_default_collate_fn']
+
+
+class DatasetLoader:
+    """What DataLoader.from_dataset returns: the dataset's batches, one per place per step (a last group smaller
+    than the places is dropped), values as LoDTensors."""
+
+    def __init__(self, dataset, places, drop_last: bool = True):
+        if not isinstance(dataset, DatasetBase):
+            raise TypeError('dataset must be type of DatasetBase (fluid.dataset InMemoryDataset or QueueDataset), '
+                            'got %s' % type(dataset).__name__)
+        self.dataset = dataset
+        self.places = _convert_places(places)
+        self.drop_last = drop_last
+
+    def __call__(self):
+        return self.__iter__()
+
+    def __iter__(self):
+        group = []
+        for feed in self.dataset._batches(self.drop_last):
+            group.append({n: v if isinstance(v, LoDTensor) else LoDTensor(v) for n, v in feed.items()})
+            if len(group) == len(self.places):
+                yield group
+                group = []
 
 
 def default_collate_fn(batch):
@@ -128,7 +153,12 @@ class DataLoader:
     """paddle.io.DataLoader: batches of a Dataset for exe.run (see the module docstring)."""
 
     from_generator = staticmethod(_GeneratorDataLoader.from_generator)
-    from_dataset = staticmethod(_GeneratorDataLoader.from_dataset)
+
+    @staticmethod
+    def from_dataset(dataset, places, drop_last: bool = True) -> DatasetLoader:
+        """An iterable over a fluid.dataset InMemoryDataset / QueueDataset: each step a list of one feed dict per
+        place (io/multislot.py)."""
+        return DatasetLoader(dataset, places, drop_last)
 
     def __init__(self, dataset, feed_list=None, places=None, return_list: bool = True, batch_sampler=None,
                  batch_size: int | None = 1, shuffle: bool = False, drop_last: bool = False, collate_fn=None,

@@ -15,6 +15,7 @@ The modules import downward only, from the bottom:
     matrix        eye, tril, triu
     common, conv, norm, image, loss, metric, io    the nn layers, losses, metrics and data layers
     detection     boxes, priors, anchors, YOLO decoding, NMS, RoI align / pool
+    sparse        SelectedRows: merge_selected_rows, get_tensor_from_selected_rows
     control_flow, learning_rate                    the builders made of the ones above
 
 `Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).

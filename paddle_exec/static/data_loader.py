@@ -90,11 +90,6 @@ class DataLoader:
                             '(paddle_exec has no multiprocess loader)')
         return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list, drop_last)
 
-    @staticmethod
-    def from_dataset(dataset, places, drop_last=True):
-        raise NotImplementedError('DataLoader.from_dataset: fluid Dataset (InMemoryDataset/QueueDataset) is not '
-                                  'supported by paddle_exec; use DataLoader.from_generator')
-
 
 class GeneratorLoader:
     """What DataLoader.from_generator returns; see the module docstring."""

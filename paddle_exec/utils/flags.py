@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ['get_flags', 'set_flags']
+__all__ = ['get_flags', 'set_flags', 'public_flags']
 
 _FLAGS = {
     'FLAGS_allocator_strategy': 'auto_growth', 'FLAGS_benchmark': False, 'FLAGS_check_nan_inf': False,
@@ -45,3 +45,8 @@ def set_flags(flags: dict) -> None:
             if key not in _FLAGS:
                 raise ValueError('Flag %s cannot set its value through this function.' % key)
             _FLAGS[key] = type(_FLAGS[key])(value)
+
+
+def public_flags() -> list[str]:
+    """The names get_flags / set_flags accept."""
+    return list(_FLAGS)

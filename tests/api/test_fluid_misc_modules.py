@@ -179,3 +179,61 @@ def test_decoupled_weight_decay_subtracts_coeff_times_the_old_parameter():
         fluid.contrib.extend_with_decoupled_weight_decay(object)
     with pytest.raises(TypeError, match='coeff should be float or Variable'):
         SGDW(weight_decay=1, learning_rate=0.1)
+
+
+def test_ctr_metric_bundle_accumulates_as_paddle_1_8():
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        x = fluid.data('x', [-1, 1])
+        y = fluid.data('y', [-1, 1])
+        outs = fluid.contrib.ctr_metric_bundle(x, y)
+    # the names and the values after two runs were recorded with Paddle 1.8.5
+    assert [o.name for o in outs] == ['_generated_var_1', '_generated_var_0', '_generated_var_2',
+                                      '_generated_var_3', '_generated_var_4', '_generated_var_5']
+    a = np.array([[0.5], [-1.0], [2.0]], 'float32')
+    b = np.array([[1.0], [0.0], [1.0]], 'float32')
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    exe.run(startup, scope=scope)
+    for _ in range(2):
+        got = exe.run(main, feed={'x': a, 'y': b}, fetch_list=list(outs), scope=scope)
+    np.testing.assert_allclose([float(v[0]) for v in got], [4.5, 5.0, 3.0, 3.544395685195923, 4.0, 6.0],
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match='same shape'):
+        with program_guard(Program(), Program()):
+            fluid.contrib.ctr_metric_bundle(fluid.data('p', [-1, 1]), fluid.data('q', [-1, 2]))
+
+
+def test_selected_rows_builders():
+    from paddle_exec.framework.dtype import VarType
+    from paddle_exec.framework.scope import SelectedRows
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        x = main.global_block().create_var(name='sr', dtype='float32', shape=[4, 2], persistable=True,
+                                           type=VarType.SELECTED_ROWS)
+        merged = fluid.layers.merge_selected_rows(x)
+        dense = fluid.layers.get_tensor_from_selected_rows(merged)
+        with pytest.raises(TypeError, match='must be SELECTED_ROWS'):
+            fluid.layers.get_tensor_from_selected_rows(fluid.data('d', [2]))
+    scope = Scope()
+    scope.var('sr').set_value(SelectedRows(np.array([1, 3, 1]), np.array([[1, 2], [3, 4], [5, 6]], 'float32'), 4))
+    (got,) = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[dense], scope=scope)
+    assert sorted(got.tolist()) == [[3.0, 4.0], [6.0, 8.0]]
+
+
+def test_core_globals_and_layers_utils():
+    g = fluid.core.globals()
+    assert g['FLAGS_benchmark'] is False and g.is_public('FLAGS_check_nan_inf') and 'FLAGS_xx' not in g
+    g['FLAGS_benchmark'] = True
+    assert fluid.get_flags('FLAGS_benchmark') == {'FLAGS_benchmark': True}
+    g['FLAGS_benchmark'] = False
+    assert fluid.core.get_cuda_device_count() == 0
+    from paddle_exec.fluid.layers import utils
+    nest = {'b': [1, (2, 3)], 'a': 4}
+    assert utils.flatten(nest) == [4, 1, 2, 3]
+    assert utils.pack_sequence_as(nest, [10, 11, 12, 13]) == {'a': 10, 'b': [11, (12, 13)]}
+    assert utils.map_structure(lambda a, b: a + b, [1, (2,)], [10, (20,)]) == [11, (22,)]
+    assert utils.convert_to_list(3, 2, 'stride') == [3, 3] and utils.convert_to_list((1, 2), 2, 'k') == [1, 2]
+    with pytest.raises(ValueError, match="length must be 2"):
+        utils.convert_to_list([1, 2, 3], 2, 'k')
+    assert fluid.learning_rate_decay.exponential_decay is fluid.layers.exponential_decay

@@ -78,6 +78,7 @@ from ...layers.math import (
 from ...layers.metric import topk
 from ...layers.norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from ...layers.random import gaussian_random, randint, uniform_random
+from ...layers.sparse import get_tensor_from_selected_rows, merge_selected_rows
 from ...static.extras import py_func
 
 __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 'clip', 'conv2d', 'conv2d_transpose',
@@ -92,4 +93,4 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
            'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
            'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
-__all__ += ['roi_align', 'roi_pool']
+__all__ += ['get_tensor_from_selected_rows', 'merge_selected_rows', 'roi_align', 'roi_pool']
