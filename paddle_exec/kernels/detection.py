@@ -17,7 +17,8 @@ from .jit import kernel_jit
 __all__ = ['iou_similarity', 'box_encode_center_size', 'box_decode_center_size', 'prior_box', 'density_prior_box',
            'anchor_generator', 'yolo_box', 'box_clip', 'polygon_box_transform', 'multiclass_nms', 'nms_fast',
            'roi_batch_ids', 'roi_align_forward', 'roi_align_backward', 'roi_pool_forward', 'roi_pool_backward',
-           'expand_aspect_ratios']
+           'expand_aspect_ratios', 'bipartite_match', 'sigmoid_focal_loss_forward', 'sigmoid_focal_loss_backward',
+           'box_decoder_and_assign']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -594,3 +595,116 @@ def roi_pool_backward(x_shape, dtype, batch_ids, argmax, dout) -> np.ndarray:
     dx = np.zeros(x_shape, dtype=dtype)
     _roi_pool_grad(batch_ids, argmax, np.ascontiguousarray(dout, dtype=dtype), dx)
     return dx
+
+
+# --- matching, focal loss, box decoder and assign --------------------------------------------------------------
+
+@_jit
+def _bipartite_match(dist, match_type_argmax, threshold, indices, out_dist):
+    eps = 1e-6
+    row, col = dist.shape
+    in_pool = np.ones(row, dtype=np.bool_)
+    remaining = row
+    while remaining > 0:
+        max_idx = -1
+        max_row = -1
+        max_dist = -1.0
+        for j in range(col):
+            if indices[j] != -1:
+                continue
+            for m in range(row):
+                if not in_pool[m] or dist[m, j] < eps:
+                    continue
+                if dist[m, j] > max_dist:
+                    max_idx = j
+                    max_row = m
+                    max_dist = dist[m, j]
+        if max_idx == -1:
+            break
+        indices[max_idx] = max_row
+        out_dist[max_idx] = max_dist
+        in_pool[max_row] = False
+        remaining -= 1
+    if match_type_argmax:
+        for j in range(col):
+            if indices[j] != -1:
+                continue
+            max_row = -1
+            max_dist = -1.0
+            for i in range(row):
+                d = dist[i, j]
+                if d < eps:
+                    continue
+                if d >= threshold and d > max_dist:
+                    max_row = i
+                    max_dist = d
+            if max_row != -1:
+                indices[j] = max_row
+                out_dist[j] = max_dist
+
+
+def bipartite_match(dist: np.ndarray, match_type: str, dist_threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ColToRowMatchIndices [1, M] int32, ColToRowMatchDist [1, M]) of a [N, M] distance matrix: greedy
+    bipartite matching of the largest distances, then ('per_prediction') each unmatched column to its best row at
+    or above dist_threshold."""
+    indices = np.full(dist.shape[1], -1, dtype=np.int32)
+    out = np.zeros(dist.shape[1], dtype=dist.dtype)
+    _bipartite_match(np.ascontiguousarray(dist), match_type == 'per_prediction', float(dist_threshold), indices, out)
+    return indices[None], out[None]
+
+
+_FLT_MIN = 1.175494e-38
+
+
+def _focal_parts(x, label, fg_num, alpha):
+    classes = np.arange(1, x.shape[1] + 1)[None, :]
+    g = label.reshape(-1, 1)
+    c_pos = (g == classes).astype(x.dtype)
+    c_neg = ((g != -1) & (g != classes)).astype(x.dtype)
+    fg = max(float(np.asarray(fg_num).reshape(-1)[0]), 1.0)
+    p = 1.0 / (1.0 + np.exp(-x))
+    pos_x = x * (x >= 0)
+    log_neg = -pos_x - np.log1p(np.exp(x - 2 * pos_x))
+    return c_pos, c_neg, alpha / fg, (1.0 - alpha) / fg, p, log_neg
+
+
+def sigmoid_focal_loss_forward(x, label, fg_num, gamma, alpha) -> np.ndarray:
+    """Paddle's sigmoid_focal_loss: label g in 1..C marks class g-1 positive (0 background, -1 ignored), the loss
+    of each (sample, class) normalised by max(fg_num, 1)."""
+    c_pos, c_neg, s_pos, s_neg, p, log_neg = _focal_parts(x, label, fg_num, alpha)
+    term_pos = np.power(1.0 - p, gamma) * np.log(np.maximum(p, _FLT_MIN))
+    term_neg = np.power(p, gamma) * log_neg
+    return (-c_pos * term_pos * s_pos - c_neg * term_neg * s_neg).astype(x.dtype)
+
+
+def sigmoid_focal_loss_backward(x, label, fg_num, dout, gamma, alpha) -> np.ndarray:
+    c_pos, c_neg, s_pos, s_neg, p, log_neg = _focal_parts(x, label, fg_num, alpha)
+    term_pos = np.power(1.0 - p, gamma) * (1.0 - p - p * gamma * np.log(np.maximum(p, _FLT_MIN)))
+    term_neg = np.power(p, gamma) * (log_neg * (1.0 - p) * gamma - p)
+    return (dout * (-c_pos * term_pos * s_pos - c_neg * term_neg * s_neg)).astype(x.dtype)
+
+
+def box_decoder_and_assign(prior, prior_var, target, score, box_clip) -> tuple[np.ndarray, np.ndarray]:
+    """(DecodeBox [R, C*4], OutputAssignBox [R, 4]): each class's box decoded from pixel prior boxes (log sizes
+    clipped at box_clip), and the box of the best-scoring non-background class (the prior when none wins)."""
+    r, c = score.shape
+    pw = prior[:, 2] - prior[:, 0] + 1
+    ph = prior[:, 3] - prior[:, 1] + 1
+    pcx, pcy = prior[:, 0] + pw / 2, prior[:, 1] + ph / 2
+    t = target.reshape(r, c, 4)
+    var = np.asarray(prior_var, dtype=target.dtype).reshape(-1)
+    dw = np.minimum(var[2] * t[..., 2], box_clip)
+    dh = np.minimum(var[3] * t[..., 3], box_clip)
+    cx = var[0] * t[..., 0] * pw[:, None] + pcx[:, None]
+    cy = var[1] * t[..., 1] * ph[:, None] + pcy[:, None]
+    w, h = np.exp(dw) * pw[:, None], np.exp(dh) * ph[:, None]
+    decoded = np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - 1, cy + h / 2 - 1], axis=-1).astype(target.dtype)
+    assign = np.array(prior, dtype=target.dtype, copy=True)
+    for i in range(r):
+        best, best_j = -1.0, -1
+        for j in range(1, c):
+            if score[i, j] > best:
+                best, best_j = score[i, j], j
+        if best_j > 0:
+            assign[i] = decoded[i, best_j]
+    return decoded.reshape(r, c * 4), assign

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
+from .activation import softmax
 from .checks import check_variable_and_dtype
 from .helper import LayerHelper
+from .manipulation import transpose
 
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
-           'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool']
+           'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
+           'sigmoid_focal_loss', 'detection_output', 'box_decoder_and_assign']
 
 
 def _as_list(value, name: str) -> list:
@@ -205,3 +208,65 @@ def roi_pool(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0, ro
                      attrs={'pooled_height': pooled_height, 'pooled_width': pooled_width,
                             'spatial_scale': spatial_scale})
     return out
+
+
+def bipartite_match(dist_matrix, match_type=None, dist_threshold=None, name=None):
+    """(match_indices [1, M] int32, match_distance [1, M]) of the distance matrix [N, M]."""
+    helper = LayerHelper('bipartite_match', name=name)
+    match_indices = helper.create_variable_for_type_inference(dtype='int32')
+    match_distance = helper.create_variable_for_type_inference(dtype=dist_matrix.dtype)
+    helper.append_op(type='bipartite_match', inputs={'DistMat': dist_matrix},
+                     attrs={'match_type': match_type, 'dist_threshold': dist_threshold},
+                     outputs={'ColToRowMatchIndices': match_indices, 'ColToRowMatchDist': match_distance})
+    return match_indices, match_distance
+
+
+def sigmoid_focal_loss(x, label, fg_num, gamma=2.0, alpha=0.25):
+    """[N, C] focal loss of the sigmoid classifier x against label [N, 1] (1..C, 0 background, -1 ignored),
+    normalised by fg_num."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'sigmoid_focal_loss')
+    check_variable_and_dtype(label, 'label', ['int32'], 'sigmoid_focal_loss')
+    check_variable_and_dtype(fg_num, 'fg_num', ['int32'], 'sigmoid_focal_loss')
+    helper = LayerHelper('sigmoid_focal_loss')
+    out = helper.create_variable_for_type_inference(dtype=x.dtype)
+    helper.append_op(type='sigmoid_focal_loss', inputs={'X': x, 'Label': label, 'FgNum': fg_num},
+                     attrs={'gamma': gamma, 'alpha': alpha}, outputs={'Out': out})
+    return out
+
+
+def detection_output(loc, scores, prior_box, prior_box_var, background_label=0, nms_threshold=0.3, nms_top_k=400,
+                     keep_top_k=200, score_threshold=0.01, nms_eta=1.0, return_index=False):
+    """SSD's output: loc decoded against the priors (box_coder), scores softmaxed and transposed to [N, C, M],
+    then multiclass_nms. return_index (multiclass_nms2's Index output) is not supported."""
+    if return_index:
+        raise NotImplementedError('detection_output(return_index=True) needs multiclass_nms2, which paddle_exec '
+                                  'does not implement yet')
+    helper = LayerHelper('detection_output')
+    decoded_box = box_coder(prior_box=prior_box, prior_box_var=prior_box_var, target_box=loc,
+                            code_type='decode_center_size')
+    scores = transpose(softmax(input=scores), perm=[0, 2, 1])
+    scores.stop_gradient = True
+    nmsed_outs = helper.create_variable_for_type_inference(dtype=decoded_box.dtype)
+    # Paddle 1.8 passes background_label 0 and nms_eta 1.0 whatever the arguments say; so does this
+    helper.append_op(type='multiclass_nms', inputs={'Scores': scores, 'BBoxes': decoded_box},
+                     outputs={'Out': nmsed_outs},
+                     attrs={'background_label': 0, 'nms_threshold': nms_threshold, 'nms_top_k': nms_top_k,
+                            'keep_top_k': keep_top_k, 'score_threshold': score_threshold, 'nms_eta': 1.0})
+    nmsed_outs.stop_gradient = True
+    return nmsed_outs
+
+
+def box_decoder_and_assign(prior_box, prior_box_var, target_box, box_score, box_clip, name=None):
+    """(decode_box [R, C*4], output_assign_box [R, 4]) as Faster R-CNN's per-class box decoding and assignment."""
+    check_variable_and_dtype(prior_box, 'prior_box', ['float32', 'float64'], 'box_decoder_and_assign')
+    check_variable_and_dtype(target_box, 'target_box', ['float32', 'float64'], 'box_decoder_and_assign')
+    check_variable_and_dtype(box_score, 'box_score', ['float32', 'float64'], 'box_decoder_and_assign')
+    helper = LayerHelper('box_decoder_and_assign', name=name)
+    decoded_box = helper.create_variable_for_type_inference(dtype=prior_box.dtype)
+    output_assign_box = helper.create_variable_for_type_inference(dtype=prior_box.dtype)
+    helper.append_op(type='box_decoder_and_assign',
+                     inputs={'PriorBox': prior_box, 'PriorBoxVar': prior_box_var, 'TargetBox': target_box,
+                             'BoxScore': box_score},
+                     attrs={'box_clip': box_clip},
+                     outputs={'DecodeBox': decoded_box, 'OutputAssignBox': output_assign_box})
+    return decoded_box, output_assign_box

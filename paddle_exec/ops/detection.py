@@ -15,7 +15,13 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
     roi_align, roi_pool    X [N,C,H,W], ROIs [R,4], RoisLod (LoD offsets of the RoIs over the images; optional
                            for one image) -> Out [R,C,ph,pw] (roi_pool also Argmax). Both differentiable in X.
 
-None of the others has a gradient in Paddle, so none here.
+    bipartite_match        DistMat [N,M] -> ColToRowMatchIndices [1,M] int32, ColToRowMatchDist [1,M] (one instance:
+                           the LoD of several is not carried)
+    sigmoid_focal_loss     X [N,C], Label [N,1] int32, FgNum [1] int32 -> Out [N,C]; differentiable in X
+    box_decoder_and_assign PriorBox [R,4], PriorBoxVar [4], TargetBox [R,C*4], BoxScore [R,C] -> DecodeBox,
+                           OutputAssignBox
+
+Only roi_align, roi_pool and sigmoid_focal_loss have gradients in Paddle, so only they have them here.
 """
 from __future__ import annotations
 
@@ -334,3 +340,64 @@ def _roi_pool_grad_kernel(spec):
         return (KD.roi_pool_backward(x.shape, x.dtype, ids, argmax, dout),)
     return run
 
+
+
+# --- bipartite_match, sigmoid_focal_loss, box_decoder_and_assign -------------------------------------------------
+
+defop('bipartite_match', ['DistMat'], ['ColToRowMatchIndices', 'ColToRowMatchDist'],
+      {'match_type': 'bipartite', 'dist_threshold': 0.5})
+
+
+@shape_rule('bipartite_match')
+def _bipartite_shape(ctx):
+    d = ctx.in_shape('DistMat')
+    if len(d) != 2:
+        raise ValueError("operator 'bipartite_match': the rank of Input(DistMat) must be 2, got %s" % list(d))
+    ctx.set_output('ColToRowMatchIndices', (-1, d[1]), VarType.INT32)
+    ctx.set_output('ColToRowMatchDist', (-1, d[1]), ctx.in_dtype('DistMat'))
+
+
+@kernel_rule('bipartite_match')
+def _bipartite_kernel(spec):
+    match_type = spec.attr('match_type') or 'bipartite'
+    threshold = spec.attr('dist_threshold')
+    threshold = 0.5 if threshold is None else float(threshold)
+    return lambda dist: KD.bipartite_match(dist, match_type, threshold)
+
+
+defop('sigmoid_focal_loss', ['X', 'Label', 'FgNum'], ['Out'], {'gamma': 2.0, 'alpha': 0.25},
+      grad=GradSpec(('X', 'Label', 'FgNum', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('sigmoid_focal_loss')
+def _focal_shape(ctx):
+    ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
+
+
+@kernel_rule('sigmoid_focal_loss')
+def _focal_kernel(spec):
+    gamma, alpha = float(spec.attr('gamma')), float(spec.attr('alpha'))
+    return lambda x, label, fg_num: (KD.sigmoid_focal_loss_forward(x, label, fg_num, gamma, alpha),)
+
+
+@kernel_rule('sigmoid_focal_loss_grad')
+def _focal_grad_kernel(spec):
+    gamma, alpha = float(spec.attr('gamma')), float(spec.attr('alpha'))
+    return lambda x, label, fg_num, dout: (KD.sigmoid_focal_loss_backward(x, label, fg_num, dout, gamma, alpha),)
+
+
+defop('box_decoder_and_assign', ['PriorBox', 'PriorBoxVar', 'TargetBox', 'BoxScore'],
+      ['DecodeBox', 'OutputAssignBox'], {'box_clip': 4.135})
+
+
+@shape_rule('box_decoder_and_assign')
+def _box_decoder_and_assign_shape(ctx):
+    target = ctx.in_shape('TargetBox')
+    ctx.set_output('DecodeBox', target, ctx.in_dtype('TargetBox'))
+    ctx.set_output('OutputAssignBox', (target[0], 4), ctx.in_dtype('TargetBox'))
+
+
+@kernel_rule('box_decoder_and_assign')
+def _box_decoder_and_assign_kernel(spec):
+    clip = float(spec.attr('box_clip'))
+    return lambda prior, var, target, score: KD.box_decoder_and_assign(prior, var, target, score, clip)

@@ -53,6 +53,12 @@ CASES = {
     'roi_align_adaptive': lambda x, r, l: [L.roi_align(x, r, 3, 2, spatial_scale=1.0, sampling_ratio=-1,
                                                        rois_lod=l)],
     'roi_pool': lambda x, r, l: [L.roi_pool(x, r, 2, 3, spatial_scale=0.9, rois_lod=l)],
+    'bipartite': lambda d: list(L.bipartite_match(d)),
+    'bipartite_per_prediction': lambda d: list(L.bipartite_match(d, 'per_prediction', 0.3)),
+    'focal': lambda x, y, n: [L.sigmoid_focal_loss(x, y, n, gamma=2.0, alpha=0.25)],
+    'detection_output': lambda loc, sc, p, v: [L.detection_output(loc, sc, p, v, nms_threshold=0.45, nms_top_k=10,
+                                                                  keep_top_k=8, score_threshold=0.05)],
+    'box_decoder_and_assign': lambda p, v, t, sc: list(L.box_decoder_and_assign(p, v, t, sc, 4.135)),
 }
 
 
@@ -139,3 +145,11 @@ def test_rois_of_several_images_need_their_lod():
         roi_batch_ids(3, 2)
     with pytest.raises(ValueError, match='does not match'):
         roi_batch_ids(3, 2, [0, 1, 2])
+
+
+def test_sigmoid_focal_loss_grad_against_finite_differences():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, (5, 3))
+    label = np.array([[0], [1], [3], [-1], [2]], 'int32')
+    check_op_grad('sigmoid_focal_loss', {'X': x, 'Label': label, 'FgNum': np.array([3], 'int32')}, wrt=('x',),
+                  attrs={'gamma': 2.0, 'alpha': 0.25})

@@ -4,15 +4,20 @@ implemented yet.
 """
 from ...layers.detection import (
     anchor_generator,
+    bipartite_match,
     box_clip,
     box_coder,
+    box_decoder_and_assign,
     density_prior_box,
+    detection_output,
     iou_similarity,
     multiclass_nms,
     polygon_box_transform,
     prior_box,
+    sigmoid_focal_loss,
     yolo_box,
 )
 
-__all__ = ['anchor_generator', 'box_clip', 'box_coder', 'density_prior_box', 'iou_similarity', 'multiclass_nms',
-           'polygon_box_transform', 'prior_box', 'yolo_box']
+__all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
+           'density_prior_box', 'detection_output', 'iou_similarity', 'multiclass_nms', 'polygon_box_transform',
+           'prior_box', 'sigmoid_focal_loss', 'yolo_box']

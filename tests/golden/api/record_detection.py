@@ -89,5 +89,18 @@ run('roi_align_adaptive', lambda x, r, l: [L.roi_align(x, r, 3, 2, spatial_scale
                                                        rois_lod=l)], {'x': fmap, 'r': rois, 'l': lod})
 run('roi_pool', lambda x, r, l: [L.roi_pool(x, r, 2, 3, spatial_scale=0.9, rois_lod=l)],
     {'x': fmap, 'r': rois, 'l': lod})
+dist = rng.rand(3, 5).astype('float32')
+run('bipartite', lambda d: list(L.bipartite_match(d)), {'d': dist})
+run('bipartite_per_prediction', lambda d: list(L.bipartite_match(d, 'per_prediction', 0.3)), {'d': dist})
+run('focal', lambda x, y, n: [L.sigmoid_focal_loss(x, y, n, gamma=2.0, alpha=0.25)],
+    {'x': rng.uniform(-2, 2, (6, 3)).astype('float32'), 'y': np.array([[0], [1], [3], [2], [0], [1]], 'int32'),
+     'n': np.array([4], 'int32')})
+run('detection_output', lambda loc, sc, p, v: [L.detection_output(loc, sc, p, v, nms_threshold=0.45, nms_top_k=10,
+                                                                  keep_top_k=8, score_threshold=0.05)],
+    {'loc': rng.uniform(-1, 1, (2, 6, 4)).astype('float32'), 'sc': rng.uniform(-2, 2, (2, 6, 3)).astype('float32'),
+     'p': prior, 'v': pvar})
+run('box_decoder_and_assign', lambda p, v, t, sc: list(L.box_decoder_and_assign(p, v, t, sc, 4.135)),
+    {'p': boxes(4, 30), 'v': np.array([0.1, 0.1, 0.2, 0.2], 'float32'),
+     't': rng.uniform(-1, 1, (4, 12)).astype('float32'), 'sc': rng.rand(4, 3).astype('float32')})
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
