@@ -4,6 +4,13 @@ from ..framework.dtype import VarType
 from ..framework.errors import EOFException
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
 from ..framework.scope import LoDTensor, Scope, SelectedRows
+from ..inference.legacy import (  # noqa: F401  (1.8's inference API lives in core, outside __all__)
+    AnalysisConfig,
+    AnalysisPredictor,
+    PaddleDType,
+    PaddleTensor,
+    create_paddle_predictor,
+)
 from ..utils import flags as _flags
 
 __all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EOFException', 'LoDTensor', 'Scope', 'SelectedRows',

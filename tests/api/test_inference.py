@@ -130,3 +130,28 @@ def test_enums_versions_and_sizes():
     assert paddle_infer._get_phi_kernel_name('elementwise_add') == 'add'
     assert paddle_infer._get_phi_kernel_name('mul') == 'matmul_with_flatten'
     assert paddle_infer._get_phi_kernel_name('relu') == 'relu'
+
+
+def test_fluid_1_8_inference_api():
+    import paddle_exec.fluid as fluid
+    core = fluid.core
+    inputs, want = _io('fit_a_line_v18')
+    config = core.AnalysisConfig(os.path.join(MODELS, 'fit_a_line_v18'))
+    config.disable_gpu()
+    predictor = core.create_paddle_predictor(config)
+    with pytest.raises(RuntimeError, match='Each config can only be used for one predictor'):
+        core.create_paddle_predictor(config)
+    tensor = core.PaddleTensor(inputs['x'])
+    assert tensor.name == '' and tensor.shape == [5, 13] and tensor.dtype == core.PaddleDType.FLOAT32
+    (out,) = predictor.run([tensor])
+    # Paddle 1.8.5 names the output after the scale op save_inference_model appended
+    assert out.name == 'save_infer_model/scale_0.tmp_0' and out.shape == [5, 1]
+    np.testing.assert_allclose(out.as_ndarray(), want, rtol=1e-5, atol=1e-6)
+    config = core.AnalysisConfig(os.path.join(MODELS, 'fit_a_line_v18'))
+    config.switch_use_feed_fetch_ops(False)
+    zero_copy = core.create_paddle_predictor(config)
+    zero_copy.get_input_tensor('x').copy_from_cpu(inputs['x'])
+    zero_copy.zero_copy_run()
+    got = zero_copy.get_output_tensor(zero_copy.get_output_names()[0]).copy_to_cpu()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(zero_copy.clone().run([tensor])[0].as_ndarray(), want, rtol=1e-5, atol=1e-6)
