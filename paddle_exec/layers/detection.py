@@ -9,12 +9,13 @@ from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from .activation import softmax
 from .checks import check_variable_and_dtype
+from .conv import conv2d
 from .helper import LayerHelper
-from .manipulation import transpose
+from .manipulation import concat, flatten, reshape, transpose
 
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
-           'sigmoid_focal_loss', 'detection_output', 'box_decoder_and_assign']
+           'sigmoid_focal_loss', 'detection_output', 'box_decoder_and_assign', 'multi_box_head']
 
 
 def _as_list(value, name: str) -> list:
@@ -270,3 +271,71 @@ def box_decoder_and_assign(prior_box, prior_box_var, target_box, box_score, box_
                      attrs={'box_clip': box_clip},
                      outputs={'DecodeBox': decoded_box, 'OutputAssignBox': output_assign_box})
     return decoded_box, output_assign_box
+
+
+def _check_per_layer(value, n: int, what: str) -> None:
+    if not (isinstance(value, (list, tuple)) and len(value) == n):
+        raise ValueError('%s should be list or tuple, and the length of inputs and %s should be the same.'
+                         % (what, what))
+
+
+def multi_box_head(inputs, image, base_size, num_classes, aspect_ratios, min_ratio=None, max_ratio=None,
+                   min_sizes=None, max_sizes=None, steps=None, step_w=None, step_h=None, offset=0.5,
+                   variance=[0.1, 0.1, 0.2, 0.2], flip=True, clip=False, kernel_size=1, pad=0, stride=1, name=None,
+                   min_max_aspect_ratios_order=False):
+    """SSD's head over several feature maps, as 1.8 builds it: per map a prior_box and two conv2d (box offsets and
+    class scores) transposed to NHWC and flattened; returns (mbox_locs [N, P, 4], mbox_confs [N, P, num_classes],
+    boxes [P, 4], variances [P, 4]) concatenated over the maps."""
+    if not isinstance(inputs, (list, tuple)):
+        raise ValueError('inputs should be a list or tuple.')
+    num_layer = len(inputs)
+    if num_layer <= 2:
+        assert min_sizes is not None and max_sizes is not None
+        assert len(min_sizes) == num_layer and len(max_sizes) == num_layer
+    elif min_sizes is None and max_sizes is None:
+        min_sizes, max_sizes = [], []
+        step = int((max_ratio - min_ratio) // (num_layer - 2))
+        for ratio in range(min_ratio, max_ratio + 1, step):
+            min_sizes.append(base_size * ratio / 100.)
+            max_sizes.append(base_size * (ratio + step) / 100.)
+        min_sizes = [base_size * .10] + min_sizes
+        max_sizes = [base_size * .20] + max_sizes
+    if aspect_ratios:
+        _check_per_layer(aspect_ratios, num_layer, 'aspect_ratios')
+    if step_h is not None:
+        _check_per_layer(step_h, num_layer, 'step_h')
+    if step_w is not None:
+        _check_per_layer(step_w, num_layer, 'step_w')
+    if steps is not None:
+        _check_per_layer(steps, num_layer, 'steps')
+        step_w = step_h = steps
+    mbox_locs, mbox_confs, box_results, var_results = [], [], [], []
+    for i, input in enumerate(inputs):
+        min_size = min_sizes[i] if isinstance(min_sizes[i], (list, tuple)) else [min_sizes[i]]
+        max_size = max_sizes[i] if isinstance(max_sizes[i], (list, tuple)) else [max_sizes[i]]
+        aspect_ratio = []
+        if aspect_ratios is not None:
+            aspect_ratio = aspect_ratios[i]
+            if not isinstance(aspect_ratio, (list, tuple)):
+                aspect_ratio = [aspect_ratio]
+        step = [step_w[i] if step_w else 0.0, step_h[i] if step_w else 0.0]   # 1.8 tests step_w for both
+        box, var = prior_box(input, image, min_size, max_size, aspect_ratio, variance, flip, clip, step, offset,
+                             None, min_max_aspect_ratios_order)
+        box_results.append(box)
+        var_results.append(var)
+        num_boxes = box.shape[2]
+        for outputs, per_box in ((mbox_locs, 4), (mbox_confs, num_classes)):
+            conv = conv2d(input=input, num_filters=num_boxes * per_box, filter_size=kernel_size, padding=pad,
+                          stride=stride)
+            outputs.append(flatten(transpose(conv, perm=[0, 2, 3, 1]), axis=1))
+    if len(box_results) == 1:
+        box, var = box_results[0], var_results[0]
+        mbox_locs_concat, mbox_confs_concat = mbox_locs[0], mbox_confs[0]
+    else:
+        box = concat([flatten(b, axis=3) for b in box_results])
+        var = concat([flatten(v, axis=3) for v in var_results])
+        mbox_locs_concat = reshape(concat(mbox_locs, axis=1), shape=[0, -1, 4])
+        mbox_confs_concat = reshape(concat(mbox_confs, axis=1), shape=[0, -1, num_classes])
+    box.stop_gradient = True
+    var.stop_gradient = True
+    return mbox_locs_concat, mbox_confs_concat, box, var

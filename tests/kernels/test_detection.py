@@ -2,6 +2,7 @@
 programs (tests/golden/api/detection.npz, recorded by record_detection.py), a numpy reference for the box coder
 and IoU, and finite-difference gradients of roi_align / roi_pool."""
 import os
+import zlib
 
 import numpy as np
 import pytest
@@ -20,7 +21,12 @@ def _run(case, build):
     with program_guard(main, startup), unique_name.guard():
         vars_ = {n: fluid.data(n, list(v.shape), str(v.dtype)) for n, v in feeds.items()}
         outs = build(**vars_)
-    return fluid.Executor(fluid.CPUPlace()).run(main, feed=feeds, fetch_list=list(outs), scope=Scope()), feeds
+    exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
+    exe.run(startup, scope=scope)
+    for param in main.global_block().all_parameters():       # seeded by name, as record_detection.py does
+        values = np.random.RandomState(zlib.crc32(param.name.encode())).uniform(-0.5, 0.5, param.shape)
+        scope.var(param.name).get_tensor().set(values.astype('float32'))
+    return exe.run(main, feed=feeds, fetch_list=list(outs), scope=scope), feeds
 
 
 CASES = {
@@ -59,6 +65,10 @@ CASES = {
     'detection_output': lambda loc, sc, p, v: [L.detection_output(loc, sc, p, v, nms_threshold=0.45, nms_top_k=10,
                                                                   keep_top_k=8, score_threshold=0.05)],
     'box_decoder_and_assign': lambda p, v, t, sc: list(L.box_decoder_and_assign(p, v, t, sc, 4.135)),
+    'multi_box_head': lambda f1, f2, im: list(L.multi_box_head([f1, f2], im, base_size=32, num_classes=3,
+                                                               aspect_ratios=[[2.0], [2.0, 3.0]],
+                                                               min_sizes=[6.0, 12.0], max_sizes=[12.0, 24.0],
+                                                               flip=True, clip=True)),
 }
 
 

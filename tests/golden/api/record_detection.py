@@ -7,6 +7,7 @@ Keys: '<case>.in.<name>' inputs, '<case>.out.<k>' outputs (k-th fetch), '<case>.
 LoD output. tests/kernels/test_detection.py builds the same programs on paddle_exec and compares.
 """
 import os
+import zlib
 
 import numpy as np
 import paddle.fluid as fluid
@@ -29,6 +30,9 @@ def run(case, build, feeds):
         outs = build(**vars_)
     exe = fluid.Executor(fluid.CPUPlace())
     exe.run(startup)
+    for param in main.global_block().all_parameters():       # parameters seeded by their names, not by Paddle
+        values = np.random.RandomState(zlib.crc32(param.name.encode())).uniform(-0.5, 0.5, param.shape)
+        fluid.global_scope().find_var(param.name).get_tensor().set(values.astype('float32'), fluid.CPUPlace())
     res = exe.run(main, feed=feeds, fetch_list=list(outs), return_numpy=False)
     for n, v in feeds.items():
         OUT['%s.in.%s' % (case, n)] = v
@@ -102,5 +106,11 @@ run('detection_output', lambda loc, sc, p, v: [L.detection_output(loc, sc, p, v,
 run('box_decoder_and_assign', lambda p, v, t, sc: list(L.box_decoder_and_assign(p, v, t, sc, 4.135)),
     {'p': boxes(4, 30), 'v': np.array([0.1, 0.1, 0.2, 0.2], 'float32'),
      't': rng.uniform(-1, 1, (4, 12)).astype('float32'), 'sc': rng.rand(4, 3).astype('float32')})
+feats = {'f1': rng.rand(2, 3, 4, 4).astype('float32'), 'f2': rng.rand(2, 5, 2, 2).astype('float32'),
+         'im': rng.rand(2, 3, 32, 32).astype('float32')}
+run('multi_box_head', lambda f1, f2, im: list(L.multi_box_head([f1, f2], im, base_size=32, num_classes=3,
+                                                               aspect_ratios=[[2.0], [2.0, 3.0]],
+                                                               min_sizes=[6.0, 12.0], max_sizes=[12.0, 24.0],
+                                                               flip=True, clip=True)), feats)
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
