@@ -26,6 +26,7 @@ from ...layers.attribute import rank, shape, size
 from ...layers.common import dropout, embedding, fc, maxout, one_hot, prelu
 from ...layers.conv import conv2d, conv2d_transpose, pool2d
 from ...layers.detection import roi_align, roi_pool
+from ...layers.encoding import add_position_encoding, continuous_value_model
 from ...layers.image import image_resize, pad, pad2d, pixel_shuffle, resize_bilinear, resize_nearest
 from ...layers.indexing import gather, gather_nd, index_select, scatter, scatter_nd_add, slice, strided_slice, where
 from ...layers.learning_rate import autoincreased_step_counter
@@ -93,4 +94,5 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
            'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
            'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
-__all__ += ['get_tensor_from_selected_rows', 'merge_selected_rows', 'roi_align', 'roi_pool']
+__all__ += ['add_position_encoding', 'continuous_value_model', 'get_tensor_from_selected_rows',
+            'merge_selected_rows', 'roi_align', 'roi_pool']
