@@ -1,5 +1,6 @@
-"""Detection kernels: box overlap and coding, prior / anchor generation, YOLO box decoding, multi-class NMS,
-RoI align and RoI pooling, as Paddle 1.8's CPU kernels compute them (the op descriptions in ops/detection.py).
+"""Detection kernels: box overlap and coding, prior / anchor generation, YOLO box decoding, RoI align and RoI
+pooling, bipartite matching, focal loss (the NMS family is kernels/nms.py), as Paddle 1.8's CPU kernels compute
+them (the op descriptions in ops/detection.py).
 
 Boxes are [xmin, ymin, xmax, ymax]. `normalized` boxes are in [0, 1]; pixel boxes (normalized=False) count both
 end pixels, so their width is xmax - xmin + 1. The loops that carry a step's time (IoU matrices, NMS, RoI
@@ -15,7 +16,7 @@ import numpy as np
 from .jit import kernel_jit
 
 __all__ = ['iou_similarity', 'box_encode_center_size', 'box_decode_center_size', 'prior_box', 'density_prior_box',
-           'anchor_generator', 'yolo_box', 'box_clip', 'polygon_box_transform', 'multiclass_nms', 'nms_fast',
+           'anchor_generator', 'yolo_box', 'box_clip', 'polygon_box_transform',
            'roi_batch_ids', 'roi_align_forward', 'roi_align_backward', 'roi_pool_forward', 'roi_pool_backward',
            'expand_aspect_ratios', 'bipartite_match', 'sigmoid_focal_loss_forward', 'sigmoid_focal_loss_backward',
            'box_decoder_and_assign']
@@ -339,85 +340,6 @@ def polygon_box_transform(x: np.ndarray) -> np.ndarray:
     rows = (np.arange(h, dtype=x.dtype) * 4)[None, None, :, None]
     even = (np.arange(c) % 2 == 0)[None, :, None, None]
     return np.where(even, cols - x, rows - x).astype(x.dtype)
-
-
-# --- NMS ------------------------------------------------------------------------------------------------------
-
-@_jit
-def _jaccard(b1, b2, normalized):
-    if b2[0] > b1[2] or b2[2] < b1[0] or b2[1] > b1[3] or b2[3] < b1[1]:
-        return 0.0
-    off = 0.0 if normalized else 1.0
-    iw = min(b1[2], b2[2]) - max(b1[0], b2[0]) + off
-    ih = min(b1[3], b2[3]) - max(b1[1], b2[1]) + off
-    inter = iw * ih
-    if b1[2] < b1[0] or b1[3] < b1[1]:
-        a1 = 0.0
-    else:
-        a1 = (b1[2] - b1[0] + off) * (b1[3] - b1[1] + off)
-    if b2[2] < b2[0] or b2[3] < b2[1]:
-        a2 = 0.0
-    else:
-        a2 = (b2[2] - b2[0] + off) * (b2[3] - b2[1] + off)
-    return inter / (a1 + a2 - inter)
-
-
-@_jit
-def nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
-    """Indices kept by greedy NMS over the boxes scoring above score_threshold, best first (Paddle's NMSFast:
-    a stable sort by descending score, the first top_k, an adaptive threshold shrunk by eta)."""
-    cand = np.where(scores > score_threshold)[0]
-    order = cand[np.argsort(-scores[cand], kind='mergesort')]
-    if top_k > -1 and top_k < order.shape[0]:
-        order = order[:top_k]
-    selected = np.empty(order.shape[0], dtype=np.int64)
-    n_sel = 0
-    threshold = nms_threshold
-    for t in range(order.shape[0]):
-        idx = order[t]
-        keep = True
-        for s in range(n_sel):
-            if _jaccard(boxes[idx], boxes[selected[s]], normalized) > threshold:
-                keep = False
-                break
-        if keep:
-            selected[n_sel] = idx
-            n_sel += 1
-            if eta < 1.0 and threshold > 0.5:
-                threshold *= eta
-    return selected[:n_sel]
-
-
-def multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold, normalized, nms_eta,
-                   background_label) -> tuple[np.ndarray, list[int]]:
-    """(rows [label, score, xmin, ymin, xmax, ymax] of every image one after the other, LoD offsets) for bboxes
-    [N, M, 4] and scores [N, C, M]. With no detection in any image: [[-1]] and offsets [0, 1], as Paddle."""
-    rows, offsets = [], [0]
-    for n in range(bboxes.shape[0]):
-        boxes = np.ascontiguousarray(bboxes[n])
-        per_class = {}
-        total = 0
-        for c in range(scores.shape[1]):
-            if c == background_label:
-                continue
-            kept = nms_fast(boxes, np.ascontiguousarray(scores[n, c]), float(score_threshold),
-                            float(nms_threshold), float(nms_eta), int(nms_top_k), bool(normalized))
-            per_class[c] = kept
-            total += kept.shape[0]
-        if keep_top_k > -1 and total > keep_top_k:
-            pairs = [(float(scores[n, c, i]), c, int(i)) for c in sorted(per_class) for i in per_class[c]]
-            order = sorted(range(len(pairs)), key=lambda k: -pairs[k][0])[:keep_top_k]   # stable: ties keep order
-            kept_by_class = {}
-            for k in order:
-                kept_by_class.setdefault(pairs[k][1], []).append(pairs[k][2])
-            per_class = {c: np.asarray(v, dtype=np.int64) for c, v in kept_by_class.items()}
-        for c in sorted(per_class):
-            for i in per_class[c]:
-                rows.append([c, scores[n, c, i], *boxes[i]])
-        offsets.append(len(rows))
-    if not rows:
-        return np.full((1, 1), -1, dtype=bboxes.dtype), [0, 1]
-    return np.asarray(rows, dtype=bboxes.dtype), offsets
 
 
 # --- RoI align / pool -----------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from .manipulation import concat, flatten, reshape, transpose
 
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
-           'sigmoid_focal_loss', 'detection_output', 'box_decoder_and_assign', 'multi_box_head']
+           'sigmoid_focal_loss', 'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
+           'multiclass_nms2']
 
 
 def _as_list(value, name: str) -> list:
@@ -339,3 +340,41 @@ def multi_box_head(inputs, image, base_size, num_classes, aspect_ratios, min_rat
     box.stop_gradient = True
     var.stop_gradient = True
     return mbox_locs_concat, mbox_confs_concat, box, var
+
+
+def _nms_with_index(op_type, bboxes, scores, attrs, return_index, name):
+    check_variable_and_dtype(bboxes, 'BBoxes', ['float32', 'float64'], op_type)
+    check_variable_and_dtype(scores, 'Scores', ['float32', 'float64'], op_type)
+    helper = LayerHelper(op_type, name=name)
+    output = helper.create_variable_for_type_inference(dtype=bboxes.dtype)
+    index = helper.create_variable_for_type_inference(dtype='int32')
+    helper.append_op(type=op_type, inputs={'BBoxes': bboxes, 'Scores': scores}, attrs=attrs,
+                     outputs={'Out': output, 'Index': index})
+    output.stop_gradient = True
+    index.stop_gradient = True
+    return (output, index) if return_index else output
+
+
+def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k, use_gaussian=False,
+               gaussian_sigma=2.0, background_label=0, normalized=True, return_index=False, name=None):
+    """Matrix NMS (SOLOv2): rows (label, decayed score, box), and with return_index the kept boxes' indices."""
+    for value, what, types in ((score_threshold, 'score_threshold', float), (post_threshold, 'post_threshold', float),
+                               (nms_top_k, 'nms_top_k', int), (keep_top_k, 'keep_top_k', int),
+                               (normalized, 'normalized', bool), (use_gaussian, 'use_gaussian', bool),
+                               (gaussian_sigma, 'gaussian_sigma', float), (background_label, 'background_label', int)):
+        if not isinstance(value, types):
+            raise TypeError("The type of '%s' in matrix_nms must be %s, but received %s. "
+                            % (what, types, type(value)))
+    attrs = {'background_label': background_label, 'score_threshold': score_threshold,
+             'post_threshold': post_threshold, 'nms_top_k': nms_top_k, 'gaussian_sigma': gaussian_sigma,
+             'use_gaussian': use_gaussian, 'keep_top_k': keep_top_k, 'normalized': normalized}
+    return _nms_with_index('matrix_nms', bboxes, scores, attrs, return_index, name)
+
+
+def multiclass_nms2(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3, normalized=True,
+                    nms_eta=1., background_label=0, return_index=False, name=None):
+    """multiclass_nms that can also return the kept boxes' indices in the flattened [N*M] boxes."""
+    attrs = {'background_label': background_label, 'score_threshold': score_threshold, 'nms_top_k': nms_top_k,
+             'nms_threshold': nms_threshold, 'nms_eta': nms_eta, 'keep_top_k': keep_top_k,
+             'normalized': normalized}
+    return _nms_with_index('multiclass_nms2', bboxes, scores, attrs, return_index, name)

@@ -11,7 +11,9 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
     box_clip               Input [N,M,4] (or [M,4]), ImInfo [N,3] -> Output
     polygon_box_transform  Input [N,C,H,W] -> Output
     multiclass_nms         BBoxes [N,M,4], Scores [N,C,M] -> Out [K,6] (label, score, box), the images' rows one
-                           after the other (Paddle gives them as a LoD tensor; the LoD is not carried here)
+                           after the other (Paddle gives them as a LoD tensor; the LoD is not carried here);
+                           multiclass_nms2 adds Index [K,1] (the kept boxes in the flattened N*M boxes)
+    matrix_nms             the same slots as multiclass_nms2, boxes kept by Matrix NMS (kernels/nms.py)
     roi_align, roi_pool    X [N,C,H,W], ROIs [R,4], RoisLod (LoD offsets of the RoIs over the images; optional
                            for one image) -> Out [R,C,ph,pw] (roi_pool also Argmax). Both differentiable in X.
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 from ..framework.dtype import VarType
 from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..kernels import detection as KD
+from ..kernels import nms as KN
 
 # --- iou_similarity ---------------------------------------------------------------------------------------------
 
@@ -254,10 +257,59 @@ def _nms_kernel(spec):
                                    'keep_top_k', 'normalized')}
 
     def run(bboxes, scores):
-        out, _ = KD.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
-                                   a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
-                                   a['nms_eta'], a['background_label'])
+        out, _, _ = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+                                      a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
+                                      a['nms_eta'], a['background_label'])
         return (out,)
+    return run
+
+
+# multiclass_nms2: multiclass_nms with the Index of each kept box in the flattened [N*M] boxes
+defop('multiclass_nms2', ['BBoxes', 'Scores'], ['Out', 'Index'],
+      {'background_label': 0, 'score_threshold': 0.0, 'nms_top_k': -1, 'nms_threshold': 0.3, 'nms_eta': 1.0,
+       'keep_top_k': -1, 'normalized': True})
+
+
+@shape_rule('multiclass_nms2')
+def _nms2_shape(ctx):
+    _nms_shape(ctx)
+    ctx.set_output('Index', (-1, 1), VarType.INT32, lod_level=1)
+
+
+@kernel_rule('multiclass_nms2')
+def _nms2_kernel(spec):
+    a = {k: spec.attr(k) for k in ('background_label', 'score_threshold', 'nms_top_k', 'nms_threshold', 'nms_eta',
+                                   'keep_top_k', 'normalized')}
+
+    def run(bboxes, scores):
+        out, _, index = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+                                          a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
+                                          a['nms_eta'], a['background_label'])
+        return out, index
+    return run
+
+
+defop('matrix_nms', ['BBoxes', 'Scores'], ['Out', 'Index'],
+      {'background_label': 0, 'score_threshold': 0.0, 'post_threshold': 0.0, 'nms_top_k': -1, 'keep_top_k': -1,
+       'normalized': True, 'use_gaussian': False, 'gaussian_sigma': 2.0})
+
+
+@shape_rule('matrix_nms')
+def _matrix_nms_shape(ctx):
+    _nms_shape(ctx)
+    ctx.set_output('Index', (-1, 1), VarType.INT32, lod_level=1)
+
+
+@kernel_rule('matrix_nms')
+def _matrix_nms_kernel(spec):
+    a = {k: spec.attr(k) for k in ('background_label', 'score_threshold', 'post_threshold', 'nms_top_k',
+                                   'keep_top_k', 'normalized', 'use_gaussian', 'gaussian_sigma')}
+
+    def run(bboxes, scores):
+        out, _, index = KN.matrix_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+                                      a['post_threshold'], a['nms_top_k'], a['keep_top_k'], a['use_gaussian'],
+                                      a['gaussian_sigma'], a['background_label'], a['normalized'])
+        return out, index
     return run
 
 

@@ -65,6 +65,13 @@ CASES = {
     'detection_output': lambda loc, sc, p, v: [L.detection_output(loc, sc, p, v, nms_threshold=0.45, nms_top_k=10,
                                                                   keep_top_k=8, score_threshold=0.05)],
     'box_decoder_and_assign': lambda p, v, t, sc: list(L.box_decoder_and_assign(p, v, t, sc, 4.135)),
+    'nms2': lambda b, s: list(fluid.contrib.multiclass_nms2(b, s, score_threshold=0.2, nms_top_k=6, keep_top_k=7,
+                                                             nms_threshold=0.4, return_index=True)),
+    'matrix_nms': lambda b, s: list(L.matrix_nms(b, s, score_threshold=0.2, post_threshold=0.1, nms_top_k=6,
+                                                 keep_top_k=7, return_index=True)),
+    'matrix_nms_gaussian': lambda b, s: [L.matrix_nms(b * 20, s, score_threshold=0.1, post_threshold=0.3,
+                                                      nms_top_k=-1, keep_top_k=-1, use_gaussian=True,
+                                                      gaussian_sigma=1.5, normalized=False, background_label=-1)],
     'multi_box_head': lambda f1, f2, im: list(L.multi_box_head([f1, f2], im, base_size=32, num_classes=3,
                                                                aspect_ratios=[[2.0], [2.0, 3.0]],
                                                                min_sizes=[6.0, 12.0], max_sizes=[12.0, 24.0],
@@ -84,16 +91,16 @@ def test_matches_paddle_1_8(case):
 def test_nms_rows_per_image_follow_paddles_lod():
     got, _ = _run('nms', CASES['nms'])
     lod = GOLDEN['nms.lod.0']
-    from paddle_exec.kernels.detection import multiclass_nms
+    from paddle_exec.kernels.nms import multiclass_nms
     b, s = GOLDEN['nms.in.b'], GOLDEN['nms.in.s']
-    rows, offsets = multiclass_nms(b, s, 0.2, 6, 7, 0.4, True, 1.0, 0)
+    rows, offsets, _ = multiclass_nms(b, s, 0.2, 6, 7, 0.4, True, 1.0, 0)
     assert offsets == lod.tolist()
     np.testing.assert_allclose(rows, got[0])
 
 
 def test_nms_without_detections_gives_minus_one():
-    from paddle_exec.kernels.detection import multiclass_nms
-    rows, offsets = multiclass_nms(np.zeros((1, 2, 4), 'float32'), np.zeros((1, 2, 2), 'float32'), 0.5, -1, -1,
+    from paddle_exec.kernels.nms import multiclass_nms
+    rows, offsets, _ = multiclass_nms(np.zeros((1, 2, 4), 'float32'), np.zeros((1, 2, 2), 'float32'), 0.5, -1, -1,
                                    0.3, True, 1.0, 0)
     assert rows.tolist() == [[-1.0]] and offsets == [0, 1]
 

@@ -11,6 +11,7 @@ from ...layers.detection import (
     density_prior_box,
     detection_output,
     iou_similarity,
+    matrix_nms,
     multi_box_head,
     multiclass_nms,
     polygon_box_transform,
@@ -20,5 +21,6 @@ from ...layers.detection import (
 )
 
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
-           'density_prior_box', 'detection_output', 'iou_similarity', 'multi_box_head', 'multiclass_nms',
+           'density_prior_box', 'detection_output', 'iou_similarity', 'matrix_nms', 'multi_box_head',
+           'multiclass_nms',
            'polygon_box_transform', 'prior_box', 'sigmoid_focal_loss', 'yolo_box']

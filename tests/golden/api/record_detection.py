@@ -112,5 +112,13 @@ run('multi_box_head', lambda f1, f2, im: list(L.multi_box_head([f1, f2], im, bas
                                                                aspect_ratios=[[2.0], [2.0, 3.0]],
                                                                min_sizes=[6.0, 12.0], max_sizes=[12.0, 24.0],
                                                                flip=True, clip=True)), feats)
+run('nms2', lambda b, s: list(fluid.contrib.multiclass_nms2(b, s, score_threshold=0.2, nms_top_k=6, keep_top_k=7,
+                                                             nms_threshold=0.4, return_index=True)), {'b': nb, 's': ns})
+run('matrix_nms', lambda b, s: list(L.matrix_nms(b, s, score_threshold=0.2, post_threshold=0.1, nms_top_k=6,
+                                                 keep_top_k=7, return_index=True)), {'b': nb, 's': ns})
+run('matrix_nms_gaussian', lambda b, s: [L.matrix_nms(b * 20, s, score_threshold=0.1, post_threshold=0.3,
+                                                      nms_top_k=-1, keep_top_k=-1, use_gaussian=True,
+                                                      gaussian_sigma=1.5, normalized=False, background_label=-1)],
+    {'b': nb, 's': ns})
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
