@@ -85,6 +85,12 @@ def test_layer_function_generator_builds_working_layers():
         """${comment} ${scale_comment}"""
 
     assert 'scale operator' in documented.__doc__ and 'attribute scale' in documented.__doc__
+
+    @g.autodoc(comment='Extra words.')
+    def relu():
+        pass
+
+    assert relu.__doc__.startswith('relu operator.') and relu.__doc__.endswith('Extra words.')
     with pytest.warns(DeprecationWarning, match='Call to deprecated function old'):
         assert g.deprecated(_old)() == 1
 
