@@ -16,6 +16,8 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
                                imported (kernels/jit.py)
     MALLOC_ARENA_MAX           when set, the policies leave glibc's arena count alone (policies/pool.py)
     FLAGS_*, PADDLE_EXEC_*     kept in the snapshot for the modules that read flags
+    PADDLE_TRAINER_ID          this trainer's rank among PADDLE_TRAINERS_NUM (0 and 1 when unset): what
+    PADDLE_TRAINERS_NUM        paddle.io.DistributedBatchSampler shards by (trainer_rank_and_count)
 
 A RunConfig is everything a run needs to know that does not change from one run to the next: how many places,
 which policy with how many threads, iterations per run, drop-scope period, dry run, the cost model's window and
@@ -35,7 +37,8 @@ from typing import Mapping
 
 from ..kernels import jit
 
-__all__ = ['Environment', 'read_environment', 'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
+__all__ = ['Environment', 'read_environment', 'trainer_rank_and_count',
+           'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
            'cpu_place_count', 'RunConfig', 'CostModelOptions', 'DEFAULT_START_NODE_STATS_STEP',
            'DEFAULT_STOP_NODE_STATS_STEP', 'POLICY_ENV_VARS']
 
@@ -45,7 +48,7 @@ DEFAULT_DROP_SCOPE_PERIOD = 100
 THREADS_PER_PLACE = 4              # num_threads = 0 means 4 * places on CPU (Paddle's rule)
 
 _READ = ('CPU_NUM', 'USE_INLINE_EXECUTOR', 'USE_COST_MODEL_EXECUTOR', 'START_NODE_STATS_STEP', 'STOP_NODE_STATS_STEP',
-         'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR)
+         'MALLOC_ARENA_MAX', 'PADDLE_TRAINER_ID', 'PADDLE_TRAINERS_NUM', jit.GIL_ENV_VAR)
 _PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')
 
 
@@ -89,6 +92,17 @@ def read_environment() -> Environment:
     """A snapshot of the environment variables paddle_exec reads (see the module docstring)."""
     return Environment(MappingProxyType({k: v for k, v in os.environ.items()
                                          if k in _READ or k.startswith(_PREFIXES)}))
+
+
+def trainer_rank_and_count(env: Environment | None = None) -> tuple[int, int]:
+    """(rank, number of trainers) as Paddle's ParallelEnv reads them: PADDLE_TRAINER_ID (0) and
+    PADDLE_TRAINERS_NUM (1)."""
+    env = read_environment() if env is None else env
+    rank = env.integer('PADDLE_TRAINER_ID', 0, "this trainer's rank")
+    count = env.integer('PADDLE_TRAINERS_NUM', 1, 'the number of trainers')
+    if count < 1 or not 0 <= rank < count:
+        raise ValueError('PADDLE_TRAINER_ID=%d must be in [0, PADDLE_TRAINERS_NUM=%d)' % (rank, count))
+    return rank, count
 
 
 def _configure_kernels() -> None:

@@ -1,8 +1,10 @@
 """The flags Paddle 1.8.5 and 2.6.2 define (`core.globals()`), with their defaults on a CPU build.
 
-Recorded from the installed packages (2.6.2's default where both have the flag). Every name here can be read and
-set through paddle.set_flags / get_flags and the FLAGS_* environment variables; flags.py says which ones change
-what paddle_exec does (EFFECTIVE) and the rest are accepted, type-checked and kept.
+Recorded from the installed packages (2.6.2's default where both have the flag). Every name here can be given as a
+FLAGS_* environment variable; which names each API reads and sets is Paddle's: `paddle.set_flags` / `get_flags`
+(2.x) take 2.6.2's public flags, `fluid.set_flags` / `get_flags` (1.8) take 1.8.5's (each version keeps a few
+private: those raise as in Paddle). flags.py says which ones change what paddle_exec does (EFFECTIVE); the rest are
+accepted, type-checked and kept.
 """
 
 PADDLE_FLAGS = {
@@ -147,3 +149,17 @@ PADDLE_FLAGS = {
     'use_system_allocator': False,
     'use_virtual_memory_auto_growth': False,
 }
+
+# the names Paddle 1.8.5 defines (the others are 2.6.2's), and each version's private ones (is_public is False)
+FLAGS_1_8 = frozenset({
+    'allocator_strategy', 'benchmark', 'check_nan_inf', 'cpu_deterministic', 'eager_delete_tensor_gb',
+    'enable_parallel_graph', 'enable_rpc_profiler', 'fraction_of_cpu_memory_to_use', 'free_idle_chunk',
+    'free_when_no_cache_hit', 'fuse_parameter_groups_size', 'fuse_parameter_memory_size', 'init_allocated_mem',
+    'initial_cpu_memory_in_mb', 'inner_op_parallelism', 'memory_fraction_of_eager_deletion',
+    'multiple_of_cupti_buffer_size', 'paddle_num_threads', 'pe_profile_fname', 'print_sub_graph_dir',
+    'reader_queue_speed_test_mode', 'tracer_profile_fname', 'use_mkldnn', 'use_pinned_memory',
+    'use_system_allocator'
+})
+ONLY_1_8 = frozenset({'enable_parallel_graph', 'enable_rpc_profiler'})
+PRIVATE_1_8 = frozenset({'free_idle_chunk', 'free_when_no_cache_hit', 'use_mkldnn'})
+PRIVATE_2_6 = frozenset({'free_idle_chunk', 'free_when_no_cache_hit', 'print_allocator_trace_info'})

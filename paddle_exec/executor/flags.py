@@ -5,10 +5,12 @@ environment variables.
     paddle.get_flags(['FLAGS_check_nan_inf'])       # {'FLAGS_check_nan_inf': True}
     FLAGS_check_nan_inf=1 python train.py           # the same, from the environment
 
-Every flag real Paddle 1.8.5 or 2.6.2 defines is known (flag_table.py, with Paddle's defaults): it can be read and
-set, its value is converted to the flag's type (as gflags does: "1", "true" and True for a bool), and an unknown
-name raises Paddle's ValueError ("Flag FLAGS_x cannot set its value through this function."). Values start from the
-environment (config.py, the one reader of os.environ) the first time flags are used.
+Every flag real Paddle 1.8.5 or 2.6.2 defines is known (flag_table.py, with Paddle's defaults), and each API takes
+the names its Paddle takes: `paddle.set_flags` / `get_flags` 2.6.2's public flags, `fluid.set_flags` / `get_flags`
+1.8.5's (fluid_set_flags / fluid_get_flags here). A value is converted to the flag's type (as gflags does: "1",
+"true" and True for a bool); any other name, and a flag private to that version, raises Paddle's ValueError ("Flag
+FLAGS_x cannot set its value through this function."). Values start from the environment (config.py, the one
+reader of os.environ) the first time flags are used; both APIs share them.
 
 What the flags do here (EFFECTIVE):
     FLAGS_check_nan_inf        after every op, a NaN or Inf in a float output raises RuntimeError naming the op,
@@ -23,10 +25,15 @@ from __future__ import annotations
 import threading
 
 from .config import read_environment
-from .flag_table import PADDLE_FLAGS
+from .flag_table import FLAGS_1_8, ONLY_1_8, PADDLE_FLAGS, PRIVATE_1_8, PRIVATE_2_6
 from .instrument import INSTRUMENTS
 
-__all__ = ['set_flags', 'get_flags', 'load_flags', 'EFFECTIVE_FLAGS']
+__all__ = ['set_flags', 'get_flags', 'fluid_set_flags', 'fluid_get_flags', 'load_flags', 'EFFECTIVE_FLAGS',
+           'FLAGS_1_8', 'FLUID_API_FLAGS', 'PADDLE_API_FLAGS']
+
+# the flags each API takes: 2.6.2's public ones (paddle.*), 1.8.5's public ones (fluid.*)
+PADDLE_API_FLAGS = frozenset(PADDLE_FLAGS) - ONLY_1_8 - PRIVATE_2_6
+FLUID_API_FLAGS = FLAGS_1_8 - PRIVATE_1_8
 
 EFFECTIVE_FLAGS = {'check_nan_inf': 'raise on the first NaN or Inf an op writes',
                    'check_nan_inf_level': 'accepted; every level checks as level 0'}
@@ -76,34 +83,52 @@ def _loaded() -> dict:
     return _values
 
 
-def _known(name, verb: str) -> str:
+def _known(name, verb: str, allowed: frozenset) -> str:
     if not isinstance(name, str):
         raise TypeError('Flag names must be str, got %s' % type(name).__name__)
     short = name[6:] if name.startswith('FLAGS_') else None
-    if short is None or short not in PADDLE_FLAGS:
+    if short is None or short not in allowed:
         raise ValueError('Flag %s cannot %s its value through this function.' % (name, verb))
     return short
 
 
-def set_flags(flags: dict) -> None:
-    """Sets global flags: {'FLAGS_name': value}. Unknown names raise ValueError, as Paddle's do."""
+def _set(flags: dict, allowed: frozenset) -> None:
     if not isinstance(flags, dict):
         raise TypeError('flags in set_flags should be a dict')
     values = _loaded()
     converted = {}
     for name, value in flags.items():
-        short = _known(name, 'set')
+        short = _known(name, 'set', allowed)
         converted[short] = _convert(short, value, PADDLE_FLAGS[short])
     with _lock:
         values.update(converted)
         INSTRUMENTS.check_nan_inf = bool(values['check_nan_inf'])
 
 
-def get_flags(flags) -> dict:
-    """{'FLAGS_name': value} for a flag name or a list or tuple of them."""
+def _get(flags, allowed: frozenset) -> dict:
     if isinstance(flags, str):
         flags = [flags]
     if not isinstance(flags, (list, tuple)):
         raise TypeError('Flags in get_flags should be a list, tuple or string.')
     values = _loaded()
-    return {name: values[_known(name, 'get')] for name in flags}
+    return {name: values[_known(name, 'get', allowed)] for name in flags}
+
+
+def set_flags(flags: dict) -> None:
+    """paddle.set_flags: {'FLAGS_name': value} for 2.6.2's public flags; other names raise ValueError."""
+    _set(flags, PADDLE_API_FLAGS)
+
+
+def get_flags(flags) -> dict:
+    """paddle.get_flags: {'FLAGS_name': value} for a flag name or a list or tuple of them."""
+    return _get(flags, PADDLE_API_FLAGS)
+
+
+def fluid_set_flags(flags: dict) -> None:
+    """fluid.set_flags (1.8): as set_flags, for 1.8.5's public flags."""
+    _set(flags, FLUID_API_FLAGS)
+
+
+def fluid_get_flags(flags) -> dict:
+    """fluid.get_flags (1.8): as get_flags, for 1.8.5's public flags."""
+    return _get(flags, FLUID_API_FLAGS)

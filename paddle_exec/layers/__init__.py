@@ -16,6 +16,10 @@ The modules import downward only, from the bottom:
     common, conv, conv3d, deform_conv, norm, image, vision, linear_maps, loss, metric, io
                                                    the nn layers, losses, metrics and data layers
     sequence      the sequence (LoD) layers: sequence_pool, sequence_conv, ..., lod_reset, lod_append
+    detection     boxes, priors, anchors, YOLO decoding, NMS, RoI align / pool
+    sparse        SelectedRows: merge_selected_rows, get_tensor_from_selected_rows
+    contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
+    encoding      add_position_encoding, continuous_value_model
     control_flow, learning_rate                    the builders made of the ones above
 
 `Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).

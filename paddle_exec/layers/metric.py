@@ -1,4 +1,4 @@
-"""Metric layers (fluid 1.x signatures): accuracy, topk, auc.
+"""Metric layers (fluid 1.x signatures): accuracy, topk, auc, ctr_metric_bundle (1.8 contrib, 2.x paddle.static).
 
 They append the ops Paddle 1.8.5 appends, with its names: `accuracy` is a `top_k` (`top_k_N.tmp_0/1`) followed by
 an `accuracy` op whose outputs are `accuracy_N.tmp_0` (Accuracy), `.tmp_1` (Correct) and `.tmp_2` (Total);
@@ -15,7 +15,7 @@ from ..initializer import ConstantInitializer
 from .checks import check_variable_and_dtype
 from .helper import LayerHelper
 
-__all__ = ['accuracy', 'auc', 'topk']
+__all__ = ['accuracy', 'auc', 'ctr_metric_bundle', 'topk']
 
 
 def topk(input, k, name=None) -> tuple[Variable, Variable]:
@@ -79,3 +79,42 @@ def auc(input, label, curve='ROC', num_thresholds=2 ** 12 - 1, topk=1, slide_ste
                          {'AUC': [out], 'StatPosOut': [pos], 'StatNegOut': [neg]},
                          {'curve': curve, 'num_thresholds': num_thresholds, 'slide_steps': steps})
     return auc_out, batch_auc_out, [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg]
+
+
+def ctr_metric_bundle(input, label):
+    """CTR metrics accumulated over batches in persistable [1] float32 variables, as 1.8's contrib builds them:
+    returns (local_sqrerr, local_abserr, local_prob, local_q, local_pos_num, local_ins_num): the running sums of
+    squared and absolute error of input - label, of input, of sigmoid(input), of label, and the instance count.
+    Every one starts at 0 (startup program); each run adds the batch's value."""
+    if tuple(input.shape) != tuple(label.shape):
+        raise ValueError('ctr_metric_bundle: input and label must have the same shape, got %s and %s'
+                         % (input.shape, label.shape))
+    helper = LayerHelper('ctr_metric_bundle', input=input, label=label)
+
+    def global_var(persistable, shape):
+        return helper.create_global_variable(persistable=persistable, dtype='float32', shape=shape)
+
+    local_abserr, local_sqrerr, local_prob, local_q, local_pos_num, local_ins_num = (
+        global_var(True, [1]) for _ in range(6))
+    tmp_res_elesub, tmp_res_sigmoid, tmp_ones = (global_var(False, [-1]) for _ in range(3))
+    batch_prob, batch_abserr, batch_sqrerr, batch_q, batch_pos_num, batch_ins_num = (
+        global_var(False, [1]) for _ in range(6))
+    for var in [local_abserr, batch_abserr, local_sqrerr, batch_sqrerr, local_prob, batch_prob, local_q, batch_q,
+                batch_pos_num, batch_ins_num, local_pos_num, local_ins_num]:
+        helper.set_variable_initializer(var, ConstantInitializer(value=0.0, force_cpu=True))
+
+    def accumulate(op_type, x, batch, local):
+        helper.append_op(type=op_type, inputs={'X': [x]}, outputs={'Out': [batch]})
+        helper.append_op(type='elementwise_add', inputs={'X': [batch], 'Y': [local]}, outputs={'Out': [local]})
+
+    helper.append_op(type='elementwise_sub', inputs={'X': [input], 'Y': [label]}, outputs={'Out': [tmp_res_elesub]})
+    accumulate('squared_l2_norm', tmp_res_elesub, batch_sqrerr, local_sqrerr)
+    accumulate('l1_norm', tmp_res_elesub, batch_abserr, local_abserr)
+    accumulate('reduce_sum', input, batch_prob, local_prob)
+    helper.append_op(type='sigmoid', inputs={'X': [input]}, outputs={'Out': [tmp_res_sigmoid]})
+    accumulate('reduce_sum', tmp_res_sigmoid, batch_q, local_q)
+    accumulate('reduce_sum', label, batch_pos_num, local_pos_num)
+    helper.append_op(type='fill_constant_batch_size_like', inputs={'Input': label}, outputs={'Out': [tmp_ones]},
+                     attrs={'shape': [-1, 1], 'dtype': tmp_ones.dtype, 'value': 1.0})
+    accumulate('reduce_sum', tmp_ones, batch_ins_num, local_ins_num)
+    return local_sqrerr, local_abserr, local_prob, local_q, local_pos_num, local_ins_num

@@ -421,6 +421,29 @@ def _squared_l2_norm_grad(spec):
     return run
 
 
+# l1_norm: Out [1] = sum(|X|) (ctr_metric_bundle's absolute error); grad: sign(X) * Out@GRAD
+defop('l1_norm', ['X'], ['Out'], grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('l1_norm')
+def _l1_norm_shape(ctx):
+    ctx.set_output('Out', (1,), ctx.in_dtype('X'))
+
+
+@kernel_rule('l1_norm')
+def _l1_norm(spec):
+    def run(x):
+        return (np.array([np.abs(x).sum()], dtype=x.dtype),)
+    return run
+
+
+@kernel_rule('l1_norm_grad')
+def _l1_norm_grad(spec):
+    def run(x, dout):
+        return (np.sign(x) * np.asarray(dout, dtype=x.dtype).reshape(-1)[0],)
+    return run
+
+
 # --- SelectedRows helpers ------------------------------------------------------------------------------------------
 
 defop('merge_selected_rows', ['X'], ['Out'])

@@ -25,6 +25,8 @@ from ...layers.activation import (
 from ...layers.attribute import rank, shape, size
 from ...layers.common import dropout, embedding, fc, maxout, one_hot, prelu
 from ...layers.conv import conv2d, conv2d_transpose, pool2d
+from ...layers.detection import roi_align, roi_pool
+from ...layers.encoding import add_position_encoding, continuous_value_model
 from ...layers.image import image_resize, pad, pad2d, pixel_shuffle, resize_bilinear, resize_nearest
 from ...layers.indexing import gather, gather_nd, index_select, scatter, scatter_nd_add, slice, strided_slice, where
 from ...layers.learning_rate import autoincreased_step_counter
@@ -78,6 +80,7 @@ from ...layers.metric import topk
 from ...layers.norm import batch_norm, group_norm, instance_norm, l2_normalize, layer_norm, lrn
 from ...layers.random import gaussian_random, randint, uniform_random
 from ...layers.sequence import lod_append, lod_reset
+from ...layers.sparse import get_tensor_from_selected_rows, merge_selected_rows
 from ...static.extras import py_func
 
 __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 'clip', 'conv2d', 'conv2d_transpose',
@@ -121,3 +124,5 @@ __all__ += ['bilinear_tensor_product', 'cos_sim', 'pad_constant_like', 'row_conv
 from ...layers.deform_conv import deformable_conv  # noqa: E402
 
 __all__ += ['deformable_conv']
+__all__ += ['add_position_encoding', 'continuous_value_model', 'get_tensor_from_selected_rows',
+            'merge_selected_rows', 'roi_align', 'roi_pool']
