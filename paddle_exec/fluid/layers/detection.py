@@ -1,5 +1,7 @@
-"""fluid.layers.detection (Paddle 1.8's module path). paddle_exec implements none of its 28 names yet; the module
-is here so that fluid.layers keeps Paddle's layout.
-"""
+"""fluid.layers.detection (Paddle 1.8's module path): the detection layers paddle_exec implements.
 
-__all__ = []
+Only maps names: every builder is implemented once, in paddle_exec/layers/.
+"""
+from ...layers.loss_classification import sigmoid_focal_loss
+
+__all__ = ['sigmoid_focal_loss']

@@ -91,3 +91,8 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
            'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
            'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
+
+# losses and sequence metrics (issue 12, S3)
+from ...layers.loss_classification import chunk_eval, dice_loss  # noqa: E402
+
+__all__ += ['chunk_eval', 'dice_loss']

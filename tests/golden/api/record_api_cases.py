@@ -11,6 +11,7 @@ functions `case_<name>(paddle, rng)` that build a program in the current program
 - 'before_run' (optional): `before_run(i)` is called before run i (an LR scheduler's step());
 - 'after' (optional): `after(fetched_runs)` -> {key: array} of host-side values (Python metric classes, ...);
 - 'values' (optional): {key: array} computed without running the program (host-only cases);
+- 'keep_params' (optional): parameter names left as the startup program made them (constant tables);
 - 'param_copies' (optional): suffixes of variables the startup program fills from each parameter (Lookahead's
   `<param>@SLOW`), set to the parameter's new value too.
 
@@ -86,7 +87,7 @@ def run_one(module, name, paddle):
                 paddle.sum(paddle.multiply(target, proj))
             for v in spec['wrt']:
                 v.stop_gradient = False
-            api.append_backward(total)
+            (paddle.fluid.backward if module.API == 'fluid' else api).append_backward(total)
             fetch += [main.global_block().var(v.name + '@GRAD') for v in spec['wrt']]
             feeds = [dict(f, **{'proj@case': proj_value}) for f in feeds]
         place = api.CPUPlace() if hasattr(api, "CPUPlace") else paddle.CPUPlace()
@@ -95,6 +96,8 @@ def run_one(module, name, paddle):
         params = sorted(p.name for p in main.global_block().all_parameters())
         if not spec.get('keep_init'):
             for pname in params:
+                if pname in spec.get('keep_params', ()):
+                    continue
                 tensor = api.global_scope().find_var(pname).get_tensor()
                 current = np.array(tensor)
                 value = run_case.init_value(pname, current.shape, current.dtype)
