@@ -23,10 +23,10 @@ import math
 import numpy as np
 
 from .jit import kernel_jit
-from .sampling import LogUniformSampler, make_sampler
+from .sampling import LogUniformSampler, Mt19937_64, make_sampler
 
 __all__ = ['nce_forward', 'nce_backward', 'hsigmoid_forward', 'hsigmoid_backward', 'sample_logits_forward',
-           'sample_logits_backward', 'default_code_length']
+           'sample_logits_backward', 'default_code_length', 'class_center_sample']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -267,3 +267,24 @@ def sample_logits_backward(logits_shape, samples, d_sampled, dtype):
     rows = np.repeat(np.arange(samples.shape[0]), samples.shape[1])
     np.add.at(d, (rows, samples.reshape(-1)), np.asarray(d_sampled, dtype).reshape(-1))
     return d
+
+
+# --- class_center_sample (PartialFC) ----------------------------------------------------------------------------
+
+def class_center_sample(label, num_classes: int, num_samples: int, seed: int):
+    """Paddle 2.6's CPU kernel: the labels' classes in ascending order, then negatives drawn uniformly from
+    [0, num_classes) (std::uniform_int_distribution on mt19937_64, repeats skipped) until there are
+    num_samples; returns (label remapped to its class's position, the sampled classes)."""
+    lab = np.asarray(label).reshape(-1)
+    positives = sorted(set(int(v) for v in lab))
+    position = {c: i for i, c in enumerate(positives)}
+    sampled = list(positives)
+    chosen = set(positives)
+    engine = Mt19937_64(seed if seed else int(np.random.SeedSequence().entropy & 0x7FFFFFFF))
+    while len(chosen) < num_samples:
+        neg = engine.uniform_int(num_classes - 1)
+        if neg not in chosen:
+            chosen.add(neg)
+            sampled.append(neg)
+    remapped = np.array([position[int(v)] for v in lab], lab.dtype).reshape(np.shape(label))
+    return remapped, np.array(sampled, lab.dtype)

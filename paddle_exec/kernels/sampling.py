@@ -162,6 +162,10 @@ class Mt19937_64:
     def next(self) -> int:
         return int(_mt_next(self.state))
 
+    def uniform_int(self, high: int) -> int:
+        """std::uniform_int_distribution(0, high) on this engine."""
+        return int(_uniform_int(self.state, high))
+
 
 def _seed_or_device(seed: int) -> int:
     # Paddle's Sampler: seed 0 means std::random_device

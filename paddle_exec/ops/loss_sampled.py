@@ -259,3 +259,32 @@ def _sample_logits_grad(spec):
     def run(logits_dim, labels_dim, samples, d_sampled):
         return (K.sample_logits_backward(logits_dim.shape[1:], samples, d_sampled, d_sampled.dtype),)
     return run
+
+
+# --- class_center_sample (Paddle 2.x, one card) -----------------------------------------------------------------
+
+defop('class_center_sample', ['Label'], ['RemappedLabel', 'SampledLocalClassCenter'],
+      {'num_classes': 0, 'num_samples': 0, 'ring_id': 0, 'rank': 0, 'nranks': 1, 'fix_seed': False, 'seed': 0},
+      stateful=True)
+
+
+@shape_rule('class_center_sample')
+def _class_center_sample_shape(ctx):
+    ls = ctx.in_shape('Label')
+    if len(ls) != 1:
+        raise ValueError("operator 'class_center_sample': Rank of Input(Label) should be equal to 1, but the value "
+                         "given is %d." % len(ls))
+    if ctx.attr('nranks') != 1:
+        raise ValueError("operator 'class_center_sample': paddle_exec runs on one card (nranks=1)")
+    ctx.set_output('RemappedLabel', ls, ctx.in_dtype('Label'))
+    ctx.set_output('SampledLocalClassCenter', (-1,), ctx.in_dtype('Label'))
+
+
+@kernel_rule('class_center_sample')
+def _class_center_sample(spec):
+    num_classes, num_samples = int(spec.attr('num_classes')), int(spec.attr('num_samples'))
+    if num_classes <= 0 or num_samples <= 0 or num_samples > num_classes:
+        raise ValueError("operator 'class_center_sample': need 0 < num_samples <= num_classes, got num_samples %d "
+                         "and num_classes %d" % (num_samples, num_classes))
+    seed = int(spec.attr('seed')) if spec.attr('fix_seed') else 0
+    return lambda label: K.class_center_sample(label, num_classes, num_samples, seed)

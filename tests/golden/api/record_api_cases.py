@@ -126,7 +126,12 @@ def run_family(family, paddle, only=None):
     for name in case_names(module):
         if only and name not in only:
             continue
-        for key, value in run_one(module, name, paddle).items():
+        try:
+            results = run_one(module, name, paddle)
+        except Exception:
+            sys.stderr.write('case %s failed\n' % name)
+            raise
+        for key, value in results.items():
             got[name + '/' + key] = value
     return module, got
 
