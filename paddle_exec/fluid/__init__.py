@@ -16,6 +16,7 @@ from . import (
     compiler,
     core,
     data_feeder,
+    evaluator,
     executor,
     framework,
     initializer,

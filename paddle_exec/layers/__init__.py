@@ -16,7 +16,7 @@ The modules import downward only, from the bottom:
     common, conv, norm, image, loss, metric, io    the nn layers, losses, metrics and data layers
     loss_ranking, loss_sampled, loss_classification   the other losses (rank, nce, hsigmoid, center, focal, ...)
                                                       and the sequence metrics edit_distance / chunk_eval
-    control_flow, learning_rate                    the builders made of the ones above
+    control_flow, learning_rate, distributions     the builders made of the ones above
 
 `Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).
 """
