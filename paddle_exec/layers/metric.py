@@ -5,7 +5,8 @@ an `accuracy` op whose outputs are `accuracy_N.tmp_0` (Accuracy), `.tmp_1` (Corr
 `auc` creates four persistable int64 stat variables (`_generated_var_N`, zero-filled by the startup program)
 and appends two `auc` ops, the batch AUC over the last `slide_steps` batches and the global AUC over all of them.
 `topk` marks both outputs stop_gradient, as fluid does; paddle.topk (static/metric.py) keeps values
-differentiable.
+differentiable. `ctr_metric_bundle` (fluid.contrib 1.8, paddle.static 2.x) accumulates the sums CTR models
+report: squared and absolute error, predicted probability, sigmoid of the prediction, positives, instances.
 """
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from ..initializer import ConstantInitializer
 from .checks import check_variable_and_dtype
+from .creation import fill_constant
 from .helper import LayerHelper
+from .manipulation import reshape
 
-__all__ = ['accuracy', 'auc', 'topk']
+__all__ = ['accuracy', 'auc', 'topk', 'ctr_metric_bundle']
 
 
 def topk(input, k, name=None) -> tuple[Variable, Variable]:
@@ -79,3 +82,58 @@ def auc(input, label, curve='ROC', num_thresholds=2 ** 12 - 1, topk=1, slide_ste
                          {'AUC': [out], 'StatPosOut': [pos], 'StatNegOut': [neg]},
                          {'curve': curve, 'num_thresholds': num_thresholds, 'slide_steps': steps})
     return auc_out, batch_auc_out, [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg]
+
+
+def ctr_metric_bundle(input, label, ins_tag_weight=None):
+    """Running sums over every run: (sqrerr, abserr, prob, q, pos_num, ins_num) as persistable float32 [1]
+    variables (zeroed by the startup program): sum((input - label)^2), sum(|input - label|), sum(input),
+    sum(sigmoid(input)), sum(label) and the instance count; q and the count are multiplied by the first
+    `ins_tag_weight` (Paddle 2.x; 1 when not given, which is Paddle 1.8's contrib version). Paddle appends an
+    `l1_norm` op for the absolute error; here it is `abs` then `reduce_sum` (the same number)."""
+    if tuple(input.shape) != tuple(label.shape):
+        raise AssertionError('ctr_metric_bundle: input and label must have the same shape, got %s and %s'
+                             % (list(input.shape), list(label.shape)))
+    helper = LayerHelper('ctr_metric_bundle')
+    if ins_tag_weight is None:
+        ins_tag_weight = fill_constant(shape=[1, 1], dtype='float32', value=1.0)
+    local = [helper.create_global_variable(persistable=True, dtype=VarType.FP32, shape=[1]) for _ in range(6)]
+    local_sqrerr, local_abserr, local_prob, local_q, local_pos_num, local_ins_num = local
+    batch = [helper.create_global_variable(persistable=False, dtype=VarType.FP32, shape=[1]) for _ in range(6)]
+    batch_sqrerr, batch_abserr, batch_prob, batch_q, batch_pos_num, batch_ins_num = batch
+    for var in local + batch:
+        helper.set_variable_initializer(var, ConstantInitializer(value=0.0, force_cpu=True))
+    diff = helper.create_variable_for_type_inference(VarType.FP32)
+    abs_diff = helper.create_variable_for_type_inference(VarType.FP32)
+    sig = helper.create_variable_for_type_inference(VarType.FP32)
+    ones = helper.create_variable_for_type_inference(VarType.FP32)
+    weight = helper.create_variable_for_type_inference(VarType.FP32)
+
+    def add_into(total, x):
+        helper.append_op('elementwise_add', {'X': [x], 'Y': [total]}, {'Out': [total]}, {'axis': -1})
+
+    def reduce_into(out, x):
+        helper.append_op('reduce_sum', {'X': [x]}, {'Out': [out]}, {'dim': [0], 'keep_dim': False,
+                                                                    'reduce_all': True})
+
+    helper.append_op('elementwise_sub', {'X': [input], 'Y': [label]}, {'Out': [diff]}, {'axis': -1})
+    helper.append_op('squared_l2_norm', {'X': [diff]}, {'Out': [batch_sqrerr]})
+    add_into(local_sqrerr, batch_sqrerr)
+    helper.append_op('abs', {'X': [diff]}, {'Out': [abs_diff]})
+    reduce_into(batch_abserr, abs_diff)
+    add_into(local_abserr, batch_abserr)
+    reduce_into(batch_prob, input)
+    add_into(local_prob, batch_prob)
+    helper.append_op('sigmoid', {'X': [input]}, {'Out': [sig]})
+    reduce_into(batch_q, sig)
+    reduce_into(batch_pos_num, label)
+    add_into(local_pos_num, batch_pos_num)
+    helper.append_op('fill_constant_batch_size_like', {'Input': [label]}, {'Out': [ones]},
+                     {'shape': [-1, 1], 'dtype': int(VarType.FP32), 'value': 1.0})
+    reduce_into(batch_ins_num, ones)
+    helper.append_op('slice', {'Input': [ins_tag_weight]}, {'Out': [weight]},
+                     {'axes': [0], 'starts': [0], 'ends': [1]})
+    weight = reshape(weight, [1])     # the first weight as a [1] tensor, so the counts keep their shape
+    for count, total in ((batch_ins_num, local_ins_num), (batch_q, local_q)):
+        helper.append_op('elementwise_mul', {'X': [count], 'Y': [weight]}, {'Out': [count]}, {'axis': 0})
+        add_into(total, count)
+    return local_sqrerr, local_abserr, local_prob, local_q, local_pos_num, local_ins_num

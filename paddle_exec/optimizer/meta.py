@@ -13,17 +13,22 @@
   process, so the program stays in one stage: `minimize` is the inner optimizer's, the program records its
   section list (`_pipeline_opt`, one section) and runs with `Executor.run`; a non-empty cut_list warns that it
   is not split. The numbers are those of synchronous training.
+- extend_with_decoupled_weight_decay(Optimizer class) (fluid.contrib, 1.8): a subclass whose minimize first
+  appends `param = param - param * coeff` (op_role Optimize, name scope `weight decay`) for every parameter with
+  a gradient (and `apply_decay_param_fun(name)` true), then the optimizer's own update: decoupled weight decay
+  (Loshchilov & Hutter), as 1.8 builds it.
 """
 from __future__ import annotations
 
 import warnings
 
-from ..framework.program import default_startup_program
+from ..framework.program import default_startup_program, name_scope
 from ..framework.variable import Variable
 from ..layers import control_flow, math
 from ..layers.creation import assign, create_global_var, fill_constant
+from .base import Optimizer
 
-__all__ = ['LookaheadOptimizer', 'RecomputeOptimizer', 'PipelineOptimizer']
+__all__ = ['LookaheadOptimizer', 'RecomputeOptimizer', 'PipelineOptimizer', 'extend_with_decoupled_weight_decay']
 
 
 class LookaheadOptimizer:
@@ -145,3 +150,59 @@ class PipelineOptimizer:
             'queue_size': self._queue_size, 'start_cpu_core_id': self._start_cpu_core_id,
             'sync_steps': self._sync_steps, 'param_need_sync': []}
         return result
+
+
+class DecoupledWeightDecay:
+    """The mixin of extend_with_decoupled_weight_decay (put before the optimizer class)."""
+
+    def __init__(self, coeff=0.0, apply_decay_param_fun=None, **kwargs):
+        if not isinstance(coeff, (float, Variable)):
+            raise TypeError('coeff should be float or Variable.')
+        self._params_name = set()
+        self._apply_decay_param_fun = apply_decay_param_fun
+        self._coeff = coeff
+        super().__init__(**kwargs)
+
+    def _scale_parameters(self, params_and_grads):
+        if isinstance(self._coeff, float) and self._coeff == 0.0:
+            return []
+        scaled = []
+        for param, grad in params_and_grads:
+            if grad is None:
+                continue
+            if self._apply_decay_param_fun is not None and not self._apply_decay_param_fun(param.name):
+                continue
+            if isinstance(self._coeff, Variable) and self._coeff.dtype != param.dtype:
+                raise AssertionError('the type of coeff(%s) and parameter(%s) is not consistent.'
+                                     % (self._coeff.dtype, param.dtype))
+            with param.block.program._optimized_guard([param, grad]), name_scope('weight decay'):
+                if param.name in self._params_name:
+                    raise AssertionError('parameter %s is decayed twice' % param.name)
+                scaled.append((param, grad, param * self._coeff))
+                self._params_name.add(param.name)
+        return scaled
+
+    def minimize(self, loss, startup_program=None, parameter_list=None, no_grad_set=None):
+        params_grads = self.backward(loss=loss, startup_program=startup_program, parameter_list=parameter_list,
+                                     no_grad_set=no_grad_set)
+        for param, grad, scaled_param in self._scale_parameters(params_grads):
+            with param.block.program._optimized_guard([param, grad]), name_scope('weight decay'):
+                assign(input=math.elementwise_sub(x=param, y=scaled_param), output=param)
+        optimize_ops = self.apply_optimize(loss=loss, params_grads=params_grads, startup_program=startup_program)
+        return optimize_ops, params_grads
+
+    def __str__(self):
+        return ' '.join(['Weight Decay, params:', ','.join(self._params_name)])
+
+
+def extend_with_decoupled_weight_decay(base_optimizer):
+    """fluid.contrib.extend_with_decoupled_weight_decay: `base_optimizer` (an Optimizer subclass) with decoupled
+    weight decay; the new class takes `weight_decay` (a float or Variable coefficient) and
+    `apply_decay_param_fun` before the optimizer's own keyword arguments."""
+    if not (isinstance(base_optimizer, type) and issubclass(base_optimizer, Optimizer)):
+        raise TypeError('The input(base_optimizer) should be a derived class of Optimizer.')
+
+    class OptimizerWithDecoupledWeightDecay(DecoupledWeightDecay, base_optimizer):
+        def __init__(self, weight_decay, apply_decay_param_fun=None, **kwargs):
+            super().__init__(weight_decay, apply_decay_param_fun, **kwargs)
+    return OptimizerWithDecoupledWeightDecay

@@ -122,3 +122,22 @@ def case_pipeline_single_stage(paddle, rng):
     return _train(paddle, rng, lambda O, h: O.PipelineOptimizer(O.SGD(learning_rate=0.2), cut_list=[],
                                                                 place_list=[paddle.fluid.CPUPlace()],
                                                                 concurrency_list=[1]))
+
+
+def _extend(paddle):
+    contrib = getattr(paddle.fluid, 'contrib', None)
+    if contrib is not None and hasattr(contrib, 'extend_with_decoupled_weight_decay'):
+        return contrib.extend_with_decoupled_weight_decay
+    from paddle_exec.optimizer.meta import extend_with_decoupled_weight_decay  # until fluid.contrib exists here
+    return extend_with_decoupled_weight_decay
+
+
+def case_decoupled_weight_decay_adam(paddle, rng):
+    adamw = _extend(paddle)(paddle.fluid.optimizer.Adam)
+    return _train(paddle, rng, lambda O, h: adamw(weight_decay=0.05, learning_rate=0.05))
+
+
+def case_decoupled_weight_decay_momentum_filtered(paddle, rng):
+    momentum_w = _extend(paddle)(paddle.fluid.optimizer.Momentum)
+    return _train(paddle, rng, lambda O, h: momentum_w(weight_decay=0.1, apply_decay_param_fun=lambda n: 'w_' in n,
+                                                       learning_rate=0.1, momentum=0.9))

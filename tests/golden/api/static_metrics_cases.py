@@ -55,3 +55,22 @@ def case_precision_recall_auc(paddle, rng):
         values['step%d' % i] = np.array([precision.accumulate(), recall.accumulate(), auc.accumulate()])
     values['names'] = np.array([len(precision.name()), len(recall.name()), len(auc.name())])
     return {'values': values}
+
+
+def case_ctr_metric_bundle(paddle, rng):
+    pred = paddle.static.data('pred', [-1, 1], 'float32')
+    label = paddle.static.data('label', [-1, 1], 'float32')
+    sums = paddle.static.ctr_metric_bundle(pred, label)
+    feeds = [{'pred': rng.rand(6, 1).astype('float32'), 'label': (rng.rand(6, 1) > 0.5).astype('float32')}
+             for _ in range(3)]
+    return {'fetch': list(sums), 'feeds': feeds}
+
+
+def case_ctr_metric_bundle_weighted(paddle, rng):
+    pred = paddle.static.data('pred', [-1, 1], 'float32')
+    label = paddle.static.data('label', [-1, 1], 'float32')
+    weight = paddle.static.data('weight', [1, 1], 'float32')
+    sums = paddle.static.ctr_metric_bundle(pred, label, ins_tag_weight=weight)
+    feeds = [{'pred': rng.rand(4, 1).astype('float32'), 'label': (rng.rand(4, 1) > 0.5).astype('float32'),
+              'weight': np.array([[w]], 'float32')} for w in (1.0, 0.0, 1.0)]
+    return {'fetch': list(sums), 'feeds': feeds}
