@@ -149,3 +149,19 @@ def test_functional_losses_check_their_arguments():
             F.margin_cross_entropy(x, paddle.static.data('c', [4], 'int64'), group=object())
         with pytest.raises(ValueError, match='interval of'):
             nn.CosineEmbeddingLoss(margin=2)
+
+
+def test_cross_entropy_soft_labels_with_class_weights_against_numpy():
+    # Paddle 2.6.2 fails on this combination (a matmul shape error), so the reference is the formula:
+    # loss_i = -sum_c p_ic log softmax(x_i)_c, times sum_c p_ic w_c; 'mean' divides by the total weight
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3)).astype('float32')
+    p = rng.uniform(size=(4, 3)).astype('float32')
+    p /= p.sum(axis=1, keepdims=True)
+    w = np.array([0.5, 1.0, 2.0], np.float32)
+    none, mean = run(lambda x, p, w: [F.cross_entropy(x, p, weight=w, soft_label=True, reduction='none'),
+                                      F.cross_entropy(x, p, weight=w, soft_label=True)], {'x': x, 'p': p, 'w': w})
+    logp = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+    per_sample = -(p * logp).sum(axis=1) * (p @ w)
+    np.testing.assert_allclose(none.ravel(), per_sample, rtol=1e-5)
+    np.testing.assert_allclose(mean, per_sample.sum() / (p @ w).sum(), rtol=1e-5)

@@ -24,11 +24,11 @@ def _check_reduction(reduction: str, layer: str) -> str:
 
 class CrossEntropyLoss(Layer):
     def __init__(self, weight=None, ignore_index=-100, reduction='mean', soft_label=False, axis=-1,
-                 use_softmax=True, name=None):
+                 use_softmax=True, label_smoothing=0.0, name=None):
         super().__init__()
         self._args = dict(weight=weight, ignore_index=ignore_index,
                           reduction=_check_reduction(reduction, 'CrossEntropyLoss'), soft_label=soft_label,
-                          axis=axis, use_softmax=use_softmax, name=name)
+                          axis=axis, use_softmax=use_softmax, label_smoothing=label_smoothing, name=name)
 
     def forward(self, input, label):
         return F.cross_entropy(input, label, **self._args)

@@ -224,3 +224,25 @@ def case_pairwise_distance(paddle, rng):
     out = F.pairwise_distance(x, y, keepdim=True)
     return {'fetch': [out, F.pairwise_distance(x, y, p=float('inf')), F.pairwise_distance(x, y, p=1.5),
                       F.pairwise_distance(x, y, p=1, epsilon=0.0)], 'feeds': feeds, 'out': out, 'wrt': [x, y]}
+
+
+def case_cross_entropy_weighted(paddle, rng):
+    F = paddle.nn.functional
+    x, label, w = _data(paddle, 'x', [6, 4]), _data(paddle, 'label', [6], 'int64'), _data(paddle, 'w', [4])
+    out = F.cross_entropy(x, label, weight=w, reduction='none')
+    feeds = {'x': rng.randn(6, 4).astype('float32'), 'label': np.array([0, 3, 2, 1, 2, 3], 'int64'),
+             'w': rng.uniform(0.5, 2, 4).astype('float32')}
+    return {'fetch': [out, F.cross_entropy(x, label, weight=w), F.cross_entropy(x, label, weight=w,
+                                                                                ignore_index=2),
+                      F.cross_entropy(x, label, weight=w, reduction='sum')],
+            'feeds': feeds, 'out': out, 'wrt': [x]}
+
+
+def case_cross_entropy_label_smoothing(paddle, rng):
+    F = paddle.nn.functional
+    x, label = _data(paddle, 'x', [5, 4]), _data(paddle, 'label', [5], 'int64')
+    out = F.cross_entropy(x, label, label_smoothing=0.1, reduction='none')
+    loss = paddle.nn.CrossEntropyLoss(label_smoothing=0.2)(x, label)
+    feeds = {'x': rng.randn(5, 4).astype('float32'), 'label': rng.randint(0, 4, 5).astype('int64')}
+    return {'fetch': [out, loss], 'feeds': feeds, 'out': out, 'wrt': [x]}
+
