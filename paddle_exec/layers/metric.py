@@ -18,7 +18,7 @@ from .creation import fill_constant
 from .helper import LayerHelper
 from .manipulation import reshape
 
-__all__ = ['accuracy', 'auc', 'topk', 'ctr_metric_bundle']
+__all__ = ['accuracy', 'auc', 'topk', 'ctr_metric_bundle', 'mean_iou']
 
 
 def topk(input, k, name=None) -> tuple[Variable, Variable]:
@@ -137,3 +137,18 @@ def ctr_metric_bundle(input, label, ins_tag_weight=None):
         helper.append_op('elementwise_mul', {'X': [count], 'Y': [weight]}, {'Out': [count]}, {'axis': 0})
         add_into(total, count)
     return local_sqrerr, local_abserr, local_prob, local_q, local_pos_num, local_ins_num
+
+
+def mean_iou(input, label, num_classes):
+    """fluid.layers.mean_iou: (mean IoU [1] float32, wrong counts [num_classes] int32, correct counts
+    [num_classes] int32) of integer predictions against labels (semantic segmentation)."""
+    helper = LayerHelper('mean_iou')
+    check_variable_and_dtype(input, 'Predictions', ['int32', 'int64'], 'mean_iou')
+    check_variable_and_dtype(label, 'Labels', ['int32', 'int64'], 'mean_iou')
+    out_mean_iou = helper.create_variable_for_type_inference(VarType.FP32)
+    out_wrong = helper.create_variable_for_type_inference(VarType.INT32)
+    out_correct = helper.create_variable_for_type_inference(VarType.INT32)
+    helper.append_op('mean_iou', {'Predictions': [input], 'Labels': [label]},
+                     {'OutMeanIou': [out_mean_iou], 'OutWrong': [out_wrong], 'OutCorrect': [out_correct]},
+                     {'num_classes': num_classes})
+    return out_mean_iou, out_wrong, out_correct

@@ -1,6 +1,6 @@
 """edit_distance and chunk_eval: padded input (with lengths) and LoD input against plain-Python references
-(Levenshtein's recurrence; chunks read off the tag sequences by hand). Real Paddle 1.8.5's numbers for the padded
-forms are in tests/golden/api/fluid_losses.npz."""
+(Levenshtein's recurrence; chunks read off the tag sequences by hand); mean_iou with its accumulator inputs. Real
+Paddle 1.8.5's numbers for the padded forms and mean_iou are in tests/golden/api/fluid_losses.npz."""
 from __future__ import annotations
 
 import numpy as np
@@ -111,3 +111,23 @@ def test_chunk_eval_op_with_seq_length():
 def test_chunk_eval_rejects_labels_beyond_the_types():
     with pytest.raises(ValueError, match='should be less than the number of chunk types'):
         K.chunk_eval(np.array([9]), np.array([9]), (np.array([0]), np.array([1])), 2, 'IOB')
+
+
+def test_mean_iou_counts_and_accumulators():
+    pred = np.array([[0, 1, 1, 2], [2, 2, 0, 1]])
+    label = np.array([[0, 1, 2, 2], [2, 1, 0, 1]])
+
+    def build(block, pred, label, wrong, correct, miou):
+        outs = append(block, 'mean_iou', {'Predictions': [pred], 'Labels': [label], 'InWrongs': [wrong],
+                                          'InCorrects': [correct], 'InMeanIou': [miou]},
+                      {'OutMeanIou': 1, 'OutWrong': 1, 'OutCorrect': 1}, {'num_classes': 4})
+        build.outs = outs
+        return outs['OutMeanIou'][0]
+    prog = OpProgram(build, {'pred': pred, 'label': label, 'wrong': np.array([1, 0, 0, 0], np.int32),
+                             'correct': np.array([0, 0, 0, 2], np.int32), 'miou': np.array([0.5], np.float32)})
+    miou, wrong, correct = prog.run([build.outs['OutMeanIou'][0], build.outs['OutWrong'][0],
+                                     build.outs['OutCorrect'][0]])
+    # mismatches (pred, label): (1, 2) and (2, 1), each counted for both classes
+    assert correct.tolist() == [2, 2, 2, 2] and wrong.tolist() == [1, 2, 2, 0]
+    want = 0.5 + (2 / 3 + 2 / 4 + 2 / 4 + 2 / 2) / 4
+    np.testing.assert_allclose(miou, [want], rtol=1e-6)

@@ -94,5 +94,6 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
 
 # losses and sequence metrics (issue 12, S3)
 from ...layers.loss_classification import chunk_eval, dice_loss  # noqa: E402
+from ...layers.metric import mean_iou  # noqa: E402
 
-__all__ += ['chunk_eval', 'dice_loss']
+__all__ += ['chunk_eval', 'dice_loss', 'mean_iou']

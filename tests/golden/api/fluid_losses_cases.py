@@ -197,3 +197,12 @@ def case_chunk_eval_padded(paddle, rng):
              'len': np.array([8, 5, 7], 'int64')}
     feeds['inf'][0] = feeds['lab'][0]
     return {'fetch': list(iob) + list(iobes), 'feeds': feeds}
+
+
+def case_mean_iou(paddle, rng):
+    L = paddle.fluid.layers
+    pred, label = _data(L, 'pred', [4, 6], 'int64'), _data(L, 'label', [4, 6], 'int64')
+    miou, wrong, correct = L.mean_iou(pred, label, num_classes=5)
+    lab = rng.randint(0, 4, (4, 6)).astype('int64')          # class 4 never appears
+    prd = np.where(rng.rand(4, 6) > 0.4, lab, rng.randint(0, 4, (4, 6))).astype('int64')
+    return {'fetch': [miou, wrong, correct], 'feeds': {'pred': prd, 'label': lab}}
