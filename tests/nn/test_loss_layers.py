@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import paddle_exec as paddle
+import paddle_exec.fluid as fluid
 import paddle_exec.nn.functional as F
 from paddle_exec.framework import unique_name
 from paddle_exec.kernels.loss_rnnt import rnnt_loss_and_grad
@@ -165,3 +166,38 @@ def test_cross_entropy_soft_labels_with_class_weights_against_numpy():
     per_sample = -(p * logp).sum(axis=1) * (p @ w)
     np.testing.assert_allclose(none.ravel(), per_sample, rtol=1e-5)
     np.testing.assert_allclose(mean, per_sample.sum() / (p @ w).sum(), rtol=1e-5)
+
+
+def test_margin_cross_entropy_functional_against_numpy():
+    # Paddle 2.6.2 has no CPU kernel for margin_cross_entropy; the reference is ArcFace's formula
+    rng = np.random.default_rng(5)
+    cos = rng.uniform(-0.9, 0.9, (4, 6)).astype('float32')
+    label = np.array([1, 0, 5, 3], np.int64)
+    loss, softmax, mean = run(lambda x, y: [*F.margin_cross_entropy(x, y, margin1=1.0, margin2=0.3, margin3=0.1,
+                                                                    scale=16.0, return_softmax=True,
+                                                                    reduction=None),
+                                            F.margin_cross_entropy(x, y, margin2=0.3, scale=16.0)],
+                              {'x': cos, 'y': label})
+    z = cos.astype(np.float64).copy()
+    rows = np.arange(4)
+    z[rows, label] = np.cos(np.arccos(z[rows, label]) + 0.3) - 0.1
+    z *= 16.0
+    logp = z - z.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    np.testing.assert_allclose(loss.ravel(), -logp[rows, label], rtol=1e-5)
+    np.testing.assert_allclose(softmax, np.exp(logp), rtol=1e-5, atol=1e-7)
+    z2 = cos.astype(np.float64).copy()
+    z2[rows, label] = np.cos(np.arccos(z2[rows, label]) + 0.3)
+    z2 *= 16.0
+    logp2 = z2 - z2.max(1, keepdims=True)
+    logp2 -= np.log(np.exp(logp2).sum(1, keepdims=True))
+    np.testing.assert_allclose(mean, np.mean(-logp2[rows, label]), rtol=1e-5)
+
+
+def test_static_nn_nce_is_fluids_nce():
+    assert paddle.static.nn.nce is fluid.layers.nce
+    x = RNG.standard_normal((4, 3)).astype('float32')
+    label = np.array([[1], [0], [4], [2]], np.int64)
+    cost, = run(lambda x, label: [paddle.static.nn.nce(x, label, num_total_classes=5, num_neg_samples=2, seed=3)],
+                {'x': x, 'label': label})
+    assert cost.shape == (4, 1) and np.all(np.isfinite(cost)) and np.all(cost > 0)
