@@ -92,6 +92,26 @@ def nce_forward(x, label, weight, bias, sample_weight, num_neg: int, sampler_kin
     return (cost * w).sum(axis=1, keepdims=True).astype(dt), logits, labels
 
 
+@_jit
+def _scatter_pair_grads(x, w, labels, g, dx, dw, db):
+    """For each (row i, slot j) with class c = labels[i, j] and gradient g[i, j] of w_c . x_i (+ b_c):
+    dx_i += g w_c, dw_c += g x_i, db_c += g. Negative classes (custom-tree padding) are skipped."""
+    n, width = labels.shape
+    d = x.shape[1]
+    for i in range(n):
+        for j in range(width):
+            c = labels[i, j]
+            if c < 0:
+                continue
+            gij = g[i, j]
+            if gij == 0:
+                continue
+            for k in range(d):
+                dx[i, k] += gij * w[c, k]
+                dw[c, k] += gij * x[i, k]
+            db[c] += gij
+
+
 def nce_backward(x, weight, bias_wanted, sample_weight, sample_logits, sample_labels, dcost, num_neg: int,
                  sampler_kind: int, seed: int, custom=None):
     """Returns (d_input, d_weight, d_bias) (d_bias None unless wanted)."""
@@ -104,16 +124,10 @@ def nce_backward(x, weight, bias_wanted, sample_weight, sample_logits, sample_la
     true = np.arange(o.shape[1]) < num_true
     g = np.where(true, w * (probs / (o + probs)) * (o - 1), w * (o * (1 - o) / (o + probs)))
     g = (g * np.asarray(dcost, dt).reshape(-1, 1)).astype(dt)
-    flat_labels = sample_labels.reshape(-1)
-    rows = np.repeat(np.arange(o.shape[0]), o.shape[1])
-    dx = np.zeros_like(x)
-    np.add.at(dx, rows, g.reshape(-1, 1) * weight[flat_labels])
-    dw = np.zeros_like(weight)
-    np.add.at(dw, flat_labels, g.reshape(-1, 1) * x[rows])
-    db = None
-    if bias_wanted:
-        db = np.zeros((weight.shape[0], 1), dt)
-        np.add.at(db[:, 0], flat_labels, g.reshape(-1))
+    dx, dw = np.zeros_like(x), np.zeros_like(weight)
+    db = np.zeros(weight.shape[0], dt)
+    _scatter_pair_grads(np.ascontiguousarray(x), np.ascontiguousarray(weight), sample_labels, g, dx, dw, db)
+    db = db.reshape(-1, 1) if bias_wanted else None
     return dx, dw, db
 
 
@@ -192,17 +206,11 @@ def hsigmoid_backward(x, w, pre_out, nodes, bits, lengths, dout, want_bias: bool
     on_path = np.arange(nodes.shape[1]) < lengths[:, None]
     dz = (1.0 - 1.0 / np.exp(pre_out)) - (on_path & (bits != 0))
     dz = np.where(on_path, dz * np.asarray(dout, dt).reshape(-1, 1), 0).astype(dt)
-    rows, cols = np.nonzero(on_path)
-    node_ids = nodes[rows, cols]
-    g = dz[rows, cols]
-    dx = np.zeros_like(x)
-    np.add.at(dx, rows, g[:, None] * w[node_ids])
-    dw = np.zeros_like(w)
-    np.add.at(dw, node_ids, g[:, None] * x[rows])
-    db = None
-    if want_bias:
-        db = np.zeros((w.shape[0], 1), dt)
-        np.add.at(db[:, 0], node_ids, g)
+    dx, dw = np.zeros_like(x), np.zeros_like(w)
+    db = np.zeros(w.shape[0], dt)
+    _scatter_pair_grads(np.ascontiguousarray(x), np.ascontiguousarray(w), np.where(on_path, nodes, -1), dz, dx, dw,
+                        db)
+    db = db.reshape(-1, 1) if want_bias else None
     return dx, dw, db
 
 
