@@ -28,6 +28,7 @@ from . import (
     device_worker,
     distribute_lookup_table,
     dygraph_utils,
+    evaluator,
     executor,
     framework,
     graphviz,

@@ -18,7 +18,7 @@ from .jit import kernel_jit
 __all__ = ['iou_similarity', 'box_encode_center_size', 'box_decode_center_size', 'prior_box', 'density_prior_box',
            'anchor_generator', 'yolo_box', 'box_clip', 'polygon_box_transform',
            'roi_batch_ids', 'roi_align_forward', 'roi_align_backward', 'roi_pool_forward', 'roi_pool_backward',
-           'expand_aspect_ratios', 'bipartite_match', 'sigmoid_focal_loss_forward', 'sigmoid_focal_loss_backward',
+           'expand_aspect_ratios', 'bipartite_match',
            'box_decoder_and_assign']
 
 _jit = kernel_jit(error_model='numpy')
@@ -573,37 +573,6 @@ def bipartite_match(dist: np.ndarray, match_type: str, dist_threshold: float) ->
     out = np.zeros(dist.shape[1], dtype=dist.dtype)
     _bipartite_match(np.ascontiguousarray(dist), match_type == 'per_prediction', float(dist_threshold), indices, out)
     return indices[None], out[None]
-
-
-_FLT_MIN = 1.175494e-38
-
-
-def _focal_parts(x, label, fg_num, alpha):
-    classes = np.arange(1, x.shape[1] + 1)[None, :]
-    g = label.reshape(-1, 1)
-    c_pos = (g == classes).astype(x.dtype)
-    c_neg = ((g != -1) & (g != classes)).astype(x.dtype)
-    fg = max(float(np.asarray(fg_num).reshape(-1)[0]), 1.0)
-    p = 1.0 / (1.0 + np.exp(-x))
-    pos_x = x * (x >= 0)
-    log_neg = -pos_x - np.log1p(np.exp(x - 2 * pos_x))
-    return c_pos, c_neg, alpha / fg, (1.0 - alpha) / fg, p, log_neg
-
-
-def sigmoid_focal_loss_forward(x, label, fg_num, gamma, alpha) -> np.ndarray:
-    """Paddle's sigmoid_focal_loss: label g in 1..C marks class g-1 positive (0 background, -1 ignored), the loss
-    of each (sample, class) normalised by max(fg_num, 1)."""
-    c_pos, c_neg, s_pos, s_neg, p, log_neg = _focal_parts(x, label, fg_num, alpha)
-    term_pos = np.power(1.0 - p, gamma) * np.log(np.maximum(p, _FLT_MIN))
-    term_neg = np.power(p, gamma) * log_neg
-    return (-c_pos * term_pos * s_pos - c_neg * term_neg * s_neg).astype(x.dtype)
-
-
-def sigmoid_focal_loss_backward(x, label, fg_num, dout, gamma, alpha) -> np.ndarray:
-    c_pos, c_neg, s_pos, s_neg, p, log_neg = _focal_parts(x, label, fg_num, alpha)
-    term_pos = np.power(1.0 - p, gamma) * (1.0 - p - p * gamma * np.log(np.maximum(p, _FLT_MIN)))
-    term_neg = np.power(p, gamma) * (log_neg * (1.0 - p) * gamma - p)
-    return (dout * (-c_pos * term_pos * s_pos - c_neg * term_neg * s_neg)).astype(x.dtype)
 
 
 def box_decoder_and_assign(prior, prior_var, target, score, box_clip) -> tuple[np.ndarray, np.ndarray]:

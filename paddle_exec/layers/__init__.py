@@ -20,7 +20,9 @@ The modules import downward only, from the bottom:
     sparse        SelectedRows: merge_selected_rows, get_tensor_from_selected_rows
     contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
     encoding      add_position_encoding, continuous_value_model
-    control_flow, learning_rate                    the builders made of the ones above
+    loss_ranking, loss_sampled, loss_classification   the other losses (rank, nce, hsigmoid, center, focal, ...)
+                                                      and the sequence metrics edit_distance / chunk_eval
+    control_flow, learning_rate, distributions     the builders made of the ones above
 
 `Variable`'s operators (`x + y`, `x[1:]`) are not builders: they live with Variable (framework/variable_ops.py).
 """

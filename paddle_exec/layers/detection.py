@@ -15,7 +15,7 @@ from .manipulation import concat, flatten, reshape, transpose
 
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
-           'sigmoid_focal_loss', 'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
+           'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
            'multiclass_nms2']
 
 
@@ -221,19 +221,6 @@ def bipartite_match(dist_matrix, match_type=None, dist_threshold=None, name=None
                      attrs={'match_type': match_type, 'dist_threshold': dist_threshold},
                      outputs={'ColToRowMatchIndices': match_indices, 'ColToRowMatchDist': match_distance})
     return match_indices, match_distance
-
-
-def sigmoid_focal_loss(x, label, fg_num, gamma=2.0, alpha=0.25):
-    """[N, C] focal loss of the sigmoid classifier x against label [N, 1] (1..C, 0 background, -1 ignored),
-    normalised by fg_num."""
-    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'sigmoid_focal_loss')
-    check_variable_and_dtype(label, 'label', ['int32'], 'sigmoid_focal_loss')
-    check_variable_and_dtype(fg_num, 'fg_num', ['int32'], 'sigmoid_focal_loss')
-    helper = LayerHelper('sigmoid_focal_loss')
-    out = helper.create_variable_for_type_inference(dtype=x.dtype)
-    helper.append_op(type='sigmoid_focal_loss', inputs={'X': x, 'Label': label, 'FgNum': fg_num},
-                     attrs={'gamma': gamma, 'alpha': alpha}, outputs={'Out': out})
-    return out
 
 
 def detection_output(loc, scores, prior_box, prior_box_var, background_label=0, nms_threshold=0.3, nms_top_k=400,

@@ -9,3 +9,4 @@ from . import creation, random, shape, joining, slicing, broadcasting, casting, 
 from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vision
 from . import lod_rules, sequence_pool, sequence_rows
 from . import contrib, detection, encoding
+from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence

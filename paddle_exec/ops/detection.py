@@ -19,11 +19,11 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
 
     bipartite_match        DistMat [N,M] -> ColToRowMatchIndices [1,M] int32, ColToRowMatchDist [1,M] (one instance:
                            the LoD of several is not carried)
-    sigmoid_focal_loss     X [N,C], Label [N,1] int32, FgNum [1] int32 -> Out [N,C]; differentiable in X
     box_decoder_and_assign PriorBox [R,4], PriorBoxVar [4], TargetBox [R,C*4], BoxScore [R,C] -> DecodeBox,
                            OutputAssignBox
 
-Only roi_align, roi_pool and sigmoid_focal_loss have gradients in Paddle, so only they have them here.
+Only roi_align and roi_pool have gradients in Paddle, so only they have them here (sigmoid_focal_loss, which
+fluid.layers.detection lists too, is a loss: ops/loss_classification.py).
 """
 from __future__ import annotations
 
@@ -394,7 +394,7 @@ def _roi_pool_grad_kernel(spec):
 
 
 
-# --- bipartite_match, sigmoid_focal_loss, box_decoder_and_assign -------------------------------------------------
+# --- bipartite_match, box_decoder_and_assign -------------------------------------------------
 
 defop('bipartite_match', ['DistMat'], ['ColToRowMatchIndices', 'ColToRowMatchDist'],
       {'match_type': 'bipartite', 'dist_threshold': 0.5})
@@ -415,27 +415,6 @@ def _bipartite_kernel(spec):
     threshold = spec.attr('dist_threshold')
     threshold = 0.5 if threshold is None else float(threshold)
     return lambda dist: KD.bipartite_match(dist, match_type, threshold)
-
-
-defop('sigmoid_focal_loss', ['X', 'Label', 'FgNum'], ['Out'], {'gamma': 2.0, 'alpha': 0.25},
-      grad=GradSpec(('X', 'Label', 'FgNum', 'Out@GRAD'), ('X@GRAD',)))
-
-
-@shape_rule('sigmoid_focal_loss')
-def _focal_shape(ctx):
-    ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
-
-
-@kernel_rule('sigmoid_focal_loss')
-def _focal_kernel(spec):
-    gamma, alpha = float(spec.attr('gamma')), float(spec.attr('alpha'))
-    return lambda x, label, fg_num: (KD.sigmoid_focal_loss_forward(x, label, fg_num, gamma, alpha),)
-
-
-@kernel_rule('sigmoid_focal_loss_grad')
-def _focal_grad_kernel(spec):
-    gamma, alpha = float(spec.attr('gamma')), float(spec.attr('alpha'))
-    return lambda x, label, fg_num, dout: (KD.sigmoid_focal_loss_backward(x, label, fg_num, dout, gamma, alpha),)
 
 
 defop('box_decoder_and_assign', ['PriorBox', 'PriorBoxVar', 'TargetBox', 'BoxScore'],

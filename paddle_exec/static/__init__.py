@@ -23,7 +23,7 @@ from ..framework import (
 )
 from ..layers.control_flow import Print
 from ..layers.io import data_v2 as data
-from ..layers.metric import ctr_metric_bundle
+from ..layers.metric import ctr_metric_bundle_v2 as ctr_metric_bundle
 from ..optimizer.averaging import ExponentialMovingAverage
 from ..param_attr import ParamAttr, WeightNormParamAttr
 from . import nn

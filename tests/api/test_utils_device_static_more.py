@@ -161,6 +161,16 @@ def test_normalize_program_keeps_the_forward_only():
     assert any('no variable in your model' in str(w.message) for w in caught)
 
 
-def test_ctr_metric_bundle_is_the_contrib_one():
+def test_ctr_metric_bundle_builds_each_versions_ops():
+    """fluid.contrib's (1.8) adds q and the count as they are; paddle.static's (2.6) weights them by ins_tag_weight
+    (a constant 1 when none is given), as each Paddle builds them."""
     import paddle_exec.fluid as fluid
-    assert static.ctr_metric_bundle is fluid.contrib.ctr_metric_bundle
+    from paddle_exec.framework import unique_name
+    ops = {}
+    for api, build in (('1.8', fluid.contrib.ctr_metric_bundle), ('2.6', static.ctr_metric_bundle)):
+        main = static.Program()
+        with static.program_guard(main, static.Program()), unique_name.guard():
+            build(static.data('p', [-1, 1], 'float32'), static.data('q', [-1, 1], 'float32'))
+        ops[api] = [op.type for op in main.global_block().ops]
+    assert 'elementwise_mul' not in ops['1.8'] and 'slice' not in ops['1.8']
+    assert ops['2.6'][-5:] == ['slice', 'elementwise_mul', 'elementwise_add', 'elementwise_mul', 'elementwise_add']

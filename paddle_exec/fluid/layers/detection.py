@@ -16,9 +16,9 @@ from ...layers.detection import (
     multiclass_nms,
     polygon_box_transform,
     prior_box,
-    sigmoid_focal_loss,
     yolo_box,
 )
+from ...layers.loss_classification import sigmoid_focal_loss
 
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
            'density_prior_box', 'detection_output', 'iou_similarity', 'matrix_nms', 'multi_box_head',

@@ -126,3 +126,8 @@ from ...layers.deform_conv import deformable_conv  # noqa: E402
 __all__ += ['deformable_conv']
 __all__ += ['add_position_encoding', 'continuous_value_model', 'get_tensor_from_selected_rows',
             'merge_selected_rows', 'roi_align', 'roi_pool']
+# losses and sequence metrics (issue 12, S3)
+from ...layers.loss_classification import chunk_eval, dice_loss  # noqa: E402
+from ...layers.metric import mean_iou  # noqa: E402
+
+__all__ += ['chunk_eval', 'dice_loss', 'mean_iou']

@@ -10,6 +10,9 @@ from .conv import *
 from .distance import *
 from .input import *
 from .loss import *
+from .loss_classification import *
+from .loss_metric import *
+from .loss_regression import *
 from .norm import *
 from .pooling import *
 from .vision import *

@@ -17,5 +17,12 @@ class PairwiseDistance(Layer):
     def forward(self, x, y):
         return F.pairwise_distance(x, y, self.p, self.epsilon, self.keepdim, self.name)
 
-    def extra_repr(self) -> str:
-        return 'p=%s, epsilon=%s, keepdim=%s' % (self.p, self.epsilon, self.keepdim)
+    def extra_repr(self):
+        main_str = 'p={p}'
+        if self.epsilon != 1e-6:
+            main_str += ', epsilon={epsilon}'
+        if self.keepdim is not False:
+            main_str += ', keepdim={keepdim}'
+        if self.name is not None:
+            main_str += ', name={name}'
+        return main_str.format(**self.__dict__)
