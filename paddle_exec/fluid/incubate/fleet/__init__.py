@@ -1,0 +1,2 @@
+"""fluid.incubate.fleet: Paddle 1.8's fleet, collective mode only (paddle_exec/distributed/fleet/legacy.py)."""
+from . import base, collective
