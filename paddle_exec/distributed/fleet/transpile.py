@@ -60,7 +60,7 @@ def init_communicator(startup, rank: int, endpoints: list, current_endpoint: str
 def broadcast_params(startup, nrings: int = 1) -> None:
     block = startup.global_block()
     ring_id, param = -1, None
-    for param in block.iter_parameters():
+    for param in sorted(block.iter_parameters(), key=lambda p: p.name):     # Paddle's order: by name
         if getattr(param, 'is_distributed', False):
             continue
         ring_id = (ring_id + 1) % nrings
