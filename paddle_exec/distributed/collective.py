@@ -67,7 +67,9 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True, use_calc_stream=Fa
     helper.append_op(type='c_allgather', inputs={'X': [tensor]}, outputs={'Out': [out]},
                      attrs={'ring_id': _ring_id(group), 'use_calc_stream': sync_op, 'nranks': nranks})
     tensor_list.clear()
-    if len(tensor.shape) == 0:
+    if nranks == 1:                     # fluid's split refuses one section; Paddle 2.x splits into one part
+        tensor_list.append(out)
+    elif len(tensor.shape) == 0:
         tensor_list.extend(unstack(out, 0))
     else:
         tensor_list.extend(split(out, nranks, 0))
