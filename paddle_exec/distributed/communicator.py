@@ -7,11 +7,13 @@
 Design:
 - MPI is imported here, and this module is imported only when the environment says the job has several trainers
   (`paddle_exec.distributed.env.make_group`): a single process never loads MPI.
-- Every MPI call of the process runs on one daemon thread, in the order the calls were queued (one FIFO). The
-  executor queues a gradient bucket and goes on with backward while the thread reduces it; `wait()` blocks only
-  where the gradients are needed. Blocking collectives (`allreduce`, `broadcast`, `barrier`, ...) are queued and
-  waited for. One thread means MPI never sees two threads at once, and the order of the calls is the order in
-  which the executor issued them, which is the same on every trainer (passes/collective.py chains them).
+- Every MPI call of the process is queued (one FIFO) and run, one at a time and in the order queued, by a daemon
+  communication thread. The executor queues a gradient bucket and goes on with backward while the thread reduces
+  it; `wait()` blocks only where the gradients are needed. A caller that waits while the thread is idle runs the
+  next queued calls itself (`_help_until`), saving two thread hand-offs when there is nothing to overlap (and for
+  blocking collectives: `allreduce`, `broadcast`, `barrier`, ...). One call at a time means MPI never sees two
+  threads at once, and the order of the calls is the order in which the executor issued them, which is the same
+  on every trainer (passes/collective.py chains them).
 - mpi4py releases the GIL inside MPI calls, so numba kernels and BLAS keep running meanwhile.
 - A failing trainer must not leave the others waiting in a collective forever: `abort_on_error` makes an uncaught
   exception (main thread or any other) print its traceback and then call MPI_Abort, which ends every process of
@@ -20,7 +22,7 @@ Design:
 """
 from __future__ import annotations
 
-import queue
+import collections
 import sys
 import threading
 import time
@@ -37,10 +39,11 @@ _MPI_OPS = {'sum': MPI.SUM, 'max': MPI.MAX, 'min': MPI.MIN, 'prod': MPI.PROD}
 
 
 class _Pending(Work):
-    """A queued call: done once the communication thread has run it."""
+    """A queued call: done once the communication thread, or a caller helping it, has run it."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, group):
         self.fn = fn
+        self._group = group
         self._event = threading.Event()
         self._result = None
         self._error = None
@@ -49,22 +52,36 @@ class _Pending(Work):
         return self._event.is_set()
 
     def wait(self):
-        self._event.wait()
+        if not self._event.is_set():
+            start = time.perf_counter()
+            self._group._help_until(self)
+            self._group.stats.wait_seconds += time.perf_counter() - start
         if self._error is not None:
             raise self._error
         return self._result
 
 
 class CommStats:
-    """What the communication thread did: all-reduce calls, bytes and seconds inside MPI."""
+    """What the communication thread did: all-reduce calls, bytes and seconds inside MPI (and the sizes, in order,
+    when `record_sizes`), seconds inside the gathers; and how long callers were blocked waiting for results."""
 
     def __init__(self):
         self.allreduce_calls = 0
         self.allreduce_bytes = 0
         self.allreduce_seconds = 0.0
+        self.allgather_seconds = 0.0
+        self.wait_seconds = 0.0
+        self.sizes: list = []
+        self.record_sizes = False
+        # benchmarks: a Barrier before each all-reduce, timed apart (`skew_seconds`), so `allreduce_seconds` is
+        # the reduction itself and not the wait for a trainer that is still computing
+        self.separate_skew = False
+        self.skew_seconds = 0.0
 
     def reset(self) -> None:
+        separate_skew = self.separate_skew
         self.__init__()
+        self.separate_skew = separate_skew
 
 
 class MPIGroup(ProcessGroup):
@@ -75,40 +92,76 @@ class MPIGroup(ProcessGroup):
         self.rank = self.comm.Get_rank()
         self.nranks = self.comm.Get_size()
         self.stats = CommStats()
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._pending: collections.deque = collections.deque()
+        self._busy = False                  # a call is running (on the communication thread or a helping caller)
+        self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._serve, name='paddle_exec-mpi', daemon=True)
         self._thread.start()
 
+    # --- the queue: one call at a time, in the order queued ----------------------------------------------------
     def _serve(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            try:
-                item._result = item.fn()
-            except BaseException as e:          # handed to whoever waits for it
-                item._error = e
-            finally:
-                item._event.set()
+            with self._cond:
+                while self._busy or not self._pending:
+                    self._cond.wait()
+                work = self._pending.popleft()
+                self._busy = True
+            self._execute(work)
+
+    def _execute(self, work: _Pending) -> None:
+        try:
+            work._result = work.fn()
+        except BaseException as e:          # handed to whoever waits for it
+            work._error = e
+        finally:
+            with self._cond:
+                work._event.set()
+                self._busy = False
+                self._cond.notify_all()
+
+    def _help_until(self, work: _Pending) -> None:
+        """A caller waiting for `work` runs the queue's next calls itself while nothing is running, rather than
+        waiting for the communication thread to wake up: on a busy machine each hand-off between threads costs a
+        scheduling delay, and with nothing left to overlap there is no reason to pay it."""
+        while not work._event.is_set():
+            with self._cond:
+                if work._event.is_set():
+                    return
+                if self._busy or not self._pending:
+                    self._cond.wait()
+                    continue
+                item = self._pending.popleft()
+                self._busy = True
+            self._execute(item)
 
     def _submit(self, fn) -> _Pending:
-        work = _Pending(fn)
-        self._queue.put(work)
+        work = _Pending(fn, self)
+        with self._cond:
+            self._pending.append(work)
+            self._cond.notify_all()
         return work
 
     # --- collectives --------------------------------------------------------------------------------------------
-    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum') -> Work:
-        send = np.ascontiguousarray(buffer)
-        recv = np.empty_like(send)
+    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum', inplace: bool = False) -> Work:
+        """`inplace`: the caller hands `buffer` over (a contiguous array nothing else uses), and the result is
+        written into it: no second buffer to allocate and fault in."""
+        send = buffer if inplace and buffer.flags.c_contiguous else np.ascontiguousarray(buffer)
+        recv = send if inplace else np.empty_like(send)
         mpi_op = _MPI_OPS[op]
         stats = self.stats
 
         def run():
+            if stats.separate_skew:
+                start = time.perf_counter()
+                self.comm.Barrier()
+                stats.skew_seconds += time.perf_counter() - start
             start = time.perf_counter()
-            self.comm.Allreduce(send, recv, op=mpi_op)
+            self.comm.Allreduce(MPI.IN_PLACE if recv is send else send, recv, op=mpi_op)
             stats.allreduce_seconds += time.perf_counter() - start
             stats.allreduce_calls += 1
             stats.allreduce_bytes += send.nbytes
+            if stats.record_sizes:
+                stats.sizes.append((send.size, send.dtype.str))
             return recv
         return self._submit(run)
 
@@ -126,7 +179,10 @@ class MPIGroup(ProcessGroup):
     def allgather_async(self, array: np.ndarray) -> Work:
         send = np.ascontiguousarray(array)
 
+        stats = self.stats
+
         def run():
+            start = time.perf_counter()
             shapes = self.comm.allgather(send.shape)
             if any(s[1:] != send.shape[1:] for s in shapes):
                 raise ValueError('all_gather: the trainers hold arrays of different shapes %s' % (shapes,))
@@ -137,6 +193,7 @@ class MPIGroup(ProcessGroup):
             for s, c in zip(shapes, counts):
                 out.append(recv[off:off + c].reshape(s))
                 off += c
+            stats.allgather_seconds += time.perf_counter() - start
             return out
         return self._submit(run)
 

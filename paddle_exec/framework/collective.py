@@ -48,7 +48,9 @@ class ProcessGroup:
     def allreduce(self, array: np.ndarray, op: str = 'sum') -> np.ndarray:
         raise NotImplementedError
 
-    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum') -> Work:
+    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum', inplace: bool = False) -> Work:
+        """Started now; `wait()` gives the reduced buffer. `inplace`: the caller hands `buffer` over and the result
+        may be written into it."""
         raise NotImplementedError
 
     def broadcast(self, array: np.ndarray, root: int = 0) -> np.ndarray:
@@ -84,7 +86,7 @@ class LocalGroup(ProcessGroup):
     def allreduce(self, array, op='sum'):
         return array
 
-    def allreduce_async(self, buffer, op='sum'):
+    def allreduce_async(self, buffer, op='sum', inplace=False):
         return Work(buffer)
 
     def broadcast(self, array, root=0):

@@ -25,17 +25,21 @@ class _Recorded(Work):
 class MirrorGroup(ProcessGroup):
     def __init__(self, nranks=2, rank=0, digests=None):
         self.nranks, self.rank = nranks, rank
-        self.calls, self.events = [], []
+        self.calls, self.events, self.buffers = [], [], []
         self.digests = digests            # allgather_object answers, to fake another trainer's program
 
     def allreduce(self, array, op='sum'):
         self.calls.append(('allreduce', op, np.asarray(array).nbytes))
         return array * self.nranks if op == 'sum' else array ** self.nranks if op == 'prod' else array.copy()
 
-    def allreduce_async(self, buffer, op='sum'):
+    def allreduce_async(self, buffer, op='sum', inplace=False):
         tag = len(self.calls)
         self.calls.append(('allreduce_async', op, buffer.nbytes))
         self.events.append(('submit', tag))
+        self.buffers.append(id(buffer))
+        if inplace:
+            buffer *= self.nranks
+            return _Recorded(buffer, self, tag)
         return _Recorded(buffer * self.nranks, self, tag)
 
     def broadcast(self, array, root=0):

@@ -158,6 +158,37 @@ def test_a_bucket_starts_before_backward_ends_and_is_waited_for_at_the_optimizer
                             ('wait', group.events[0][1]), ('wait', group.events[1][1])]
 
 
+def test_bucket_buffers_are_reused():
+    """A bucket packs into the same buffer every step (MPI is slow on fresh memory) while nothing else refers to
+    it; fetched gradients are the caller's (fetches copy views), so they stay what they were."""
+    with mirrored(MirrorGroup()) as group:
+        main, startup, loss = mlp(strategy())
+        exe = static.Executor(paddle.CPUPlace())
+        scope = Scope()
+        exe.run(startup, scope=scope)
+        for x, y in batches(3):
+            exe.run(main, feed={'x': x, 'y': y}, fetch_list=[loss], scope=scope)
+        assert len(set(group.buffers)) == 1
+        kept = []
+        for x, y in batches(3):
+            got, = exe.run(main, feed={'x': x, 'y': y}, fetch_list=['fc_0.w_0@GRAD'], scope=scope)
+            kept.append((got, got.copy()))
+        assert len(set(group.buffers[3:])) == 1          # (another plan: another fetch list)
+        for got, snapshot in kept:
+            np.testing.assert_array_equal(got, snapshot)
+
+
+def test_a_buffer_still_referred_to_is_not_reused():
+    from paddle_exec.executor.passes.collective import _reusable_buffer
+    pool = []
+    first = _reusable_buffer(pool, 6, np.float32)
+    view = first[2:4]
+    second = _reusable_buffer(pool, 6, np.float32)
+    assert second is not first                       # `first` is still referred to (here and through `view`)
+    del first, view
+    assert _reusable_buffer(pool, 6, np.float32) is pool[0]
+
+
 def test_places_then_processes():
     """The fleet program on 2 places per trainer equals the plain program on 2 places (the peers mirror)."""
     def run(strat):

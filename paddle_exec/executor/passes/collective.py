@@ -34,6 +34,7 @@ of its collectives and parameters across the trainers, and names the first diffe
 from __future__ import annotations
 
 import hashlib
+import sys
 
 import numpy as np
 
@@ -54,6 +55,7 @@ BUCKET_INFOS = {
 }
 _SPAN_TYPES = CROSS_PROCESS_OPS - {'c_comm_init', 'gen_nccl_id'}
 _MB = 1 << 20
+_POOL_SIZE = 4          # buffers kept per bucket (more are in use only while fetched gradients hold theirs)
 
 
 def has_cross_process_ops(program) -> bool:
@@ -208,20 +210,49 @@ def _local_reduce(values: list, op: str, name: str):
     return total
 
 
+def _reusable_buffer(pool: list, size: int, dtype) -> np.ndarray:
+    """A buffer of the bucket's: one of the pool that nothing else refers to any more (last step's gradients, views
+    into it, are gone once the optimizer has run), else a new one. Reusing it matters: MPI is many times slower on
+    memory it has not touched before (fresh pages), and a fetched gradient keeps its buffer out of reuse."""
+    for buf in pool:
+        if sys.getrefcount(buf) == 3 and buf.size == size and buf.dtype == dtype:    # the pool, `buf`, the call
+            return buf
+    buf = np.empty(size, dtype=dtype)
+    pool.append(buf)
+    if len(pool) > _POOL_SIZE:
+        pool.pop(0)
+    return buf
+
+
 def _bucket_start_kernel(bucket: Bucket, n_places: int):
     names, m = bucket.names, len(bucket.names)
+    pool: list = []
 
     def run(values):
         group = get_group(0)
-        totals = [_local_reduce([values[p * m + k] for p in range(n_places)], 'sum', names[k]) for k in range(m)]
-        if bucket.sparse or any(isinstance(t, SelectedRows) for t in totals):
+        per_member = [[values[p * m + k] for p in range(n_places)] for k in range(m)]
+        for k, vals in enumerate(per_member):
+            for p, v in enumerate(vals):
+                if v is None:
+                    raise RuntimeError("The gradient '%s' has no value on place %d when it is reduced: the op that "
+                                       "computes it did not run there" % (names[k], p))
+        if bucket.sparse or any(isinstance(vals[0], SelectedRows) for vals in per_member):
+            totals = [_local_reduce(vals, 'sum', names[k]) for k, vals in enumerate(per_member)]
             works = [(group.allgather_async(np.ascontiguousarray(t.rows, dtype=np.int64)),
                       group.allgather_async(np.ascontiguousarray(t.values)), t.height) for t in totals]
             return (('sparse', works),)
-        arrays = [np.asarray(t) for t in totals]
-        layout = [(a.shape, a.dtype, a.size) for a in arrays]
-        buf = arrays[0].reshape(-1) if m == 1 else np.concatenate([a.reshape(-1) for a in arrays])
-        return (('dense', group.allreduce_async(buf, 'sum'), layout),)
+        firsts = [np.asarray(vals[0]) for vals in per_member]
+        layout = [(a.shape, a.dtype, a.size) for a in firsts]
+        dtype = np.result_type(*firsts)
+        buf = _reusable_buffer(pool, sum(a.size for a in firsts), dtype)
+        off = 0
+        for vals, a in zip(per_member, firsts):     # packed, summed over the places in place order on the way
+            target = buf[off:off + a.size].reshape(a.shape)
+            np.copyto(target, a)
+            for v in vals[1:]:
+                target += v
+            off += a.size
+        return (('dense', group.allreduce_async(buf, 'sum', inplace=True), layout),)
     return run
 
 
