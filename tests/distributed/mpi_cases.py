@@ -59,6 +59,11 @@ def run(main, startup, loss, prog=None, share=1, sparse=False):
     return losses, params
 
 
+def report(name):
+    sys.stdout.write('ok %s\n' % name)          # one write: the two trainers' lines do not interleave
+    sys.stdout.flush()
+
+
 def same_as_reference(name, got, want, equal_losses=True):
     losses = np.mean(fleet.util.all_gather(got[0]), axis=0)
     if equal_losses:
@@ -69,7 +74,7 @@ def same_as_reference(name, got, want, equal_losses=True):
                                       err_msg='%s: %s differs between trainers' % (name, key))
         if equal_losses:
             np.testing.assert_allclose(got[1][key], want[1][key], rtol=1e-5, atol=1e-6, err_msg='%s: %s' % (name, key))
-    print('ok', name, flush=True)
+    report(name)
 
 
 def strategy(**fields):
@@ -159,7 +164,7 @@ def case_collectives():
     assert fleet.util.get_file_shard(['a', 'b', 'c']) == (['a', 'b'] if RANK == 0 else ['c'])
     fleet.barrier_worker()
     assert get_group(0).allgather(np.arange(RANK + 1))[1].tolist() == [0, 1]     # uneven gathers
-    print('ok collectives', flush=True)
+    report('collectives')
 
 
 CASES = {'fleet': case_fleet, 'fleet_places': case_fleet_places, 'sparse': case_sparse, 'fleet18': case_fleet18,

@@ -39,7 +39,7 @@ def cases():
 def test_two_trainers_equal_one_process(cases, name):
     rc, out, _ = cases
     assert rc == 0, out
-    assert out.split().count(name) == 2, out              # 'ok <name>' from both trainers
+    assert out.splitlines().count('ok ' + name) == 2, out     # from both trainers
 
 
 def test_launcher_runs_the_job_with_per_trainer_logs(tmp_path):
