@@ -1,13 +1,20 @@
-"""One trainer of the distributed benchmark (bench_distributed.py runs it as `mpiexec -n W python -m
-benchmarks.dist_worker MODEL STEPS ROUNDS`): trains MODEL of benchmarks/models.py on its share of the global batch
-with Paddle 2.x's collective program rewrites (paddle_exec.distributed.fleet.transpile, what
-fleet.distributed_optimizer does), and in alternating blocks replays the same all-reduces with bare mpi4py.
+"""One trainer of the distributed benchmark, run by bench_distributed.py as
+`mpiexec -n W python -m benchmarks.dist_worker MODEL STEPS ROUNDS [BLAS_THREADS]`.
 
-Per round: a block of STEPS training steps (wall time, and from the communication thread's counters the seconds
-inside MPI_Allreduce, the seconds the training thread was blocked waiting for a bucket, the seconds inside the
-sparse gathers), then a block replaying, step by step, the same sequence of Allreduce buffer sizes on one thread
-with nothing else running (a Barrier first, as the trainers meet at the first bucket). Trainer 0 prints one JSON
-line with the per-round figures.
+It trains MODEL of benchmarks/models.py on its share of the global batch, with the programs Paddle 2.x's fleet
+writes (paddle_exec.distributed.fleet.transpile: what fleet.distributed_optimizer does), and measures, per round,
+in alternating blocks of STEPS steps:
+
+  train   steps per second of the global batch; from the communication thread's counters, the seconds inside
+          MPI_Allreduce for the gradient buckets (a Barrier first, timed apart as skew: the wait for a trainer still
+          computing), how long the training thread was blocked waiting for its buckets, the sparse gathers
+  ours    the same buckets (sizes and order recorded from a training step) through paddle_exec's own bucket
+          kernels, with nothing else running: pack from gradient arrays into the bucket buffer, queue on the
+          process group, wait, unpack (executor/passes/collective.py and the MPI group)
+  bare    the same buffers through a bare mpi4py Allreduce (preallocated send and receive buffers)
+
+`ours` and `bare` start each step with a Barrier (outside the timing) and are given as the median call times the
+calls per step, which a preempted call on a shared machine does not move. Trainer 0 prints one JSON line.
 """
 from __future__ import annotations
 
@@ -21,10 +28,15 @@ from threadpoolctl import threadpool_limits
 
 import paddle_exec.fluid as fluid
 from paddle_exec.distributed.fleet import transpile
+from paddle_exec.executor.passes.collective import Bucket, _bucket_start_kernel, _bucket_wait_kernel
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.collective import get_group
 
 from . import models
+
+
+def _median_ms(seconds: list, per_step: int) -> float:
+    return 1e3 * per_step * float(np.median(seconds)) if seconds else 0.0
 
 
 def main(model: str, steps: int, rounds: int) -> None:
@@ -58,34 +70,66 @@ def main(model: str, steps: int, rounds: int) -> None:
         stats.record_sizes = True
         train_block(1)
         sizes = list(stats.sizes)
+        stats.record_sizes = False
     result = {'model': model, 'workers': n, 'global_batch': batch, 'steps': steps, 'bucket_sizes': sizes,
               'bytes_per_step': sum(size * np.dtype(dt).itemsize for size, dt in sizes), 'rounds': []}
     comm = getattr(group, 'comm', None)
-    buffers = [(np.ones(size, dtype=dt), np.empty(size, dtype=dt)) for size, dt in sizes]
-    for _ in range(rounds):
+    bare_buffers = [(np.ones(size, dtype=dt), np.empty(size, dtype=dt)) for size, dt in sizes]
+    ours_buckets = []
+    for k, (size, dt) in enumerate(sizes):
+        bucket = Bucket(k)
+        bucket.names = ['g%d' % k]
+        bucket.overlap = False                      # nothing else runs here: the waiter reduces it
+        ours_buckets.append((_bucket_start_kernel(bucket, 1), _bucket_wait_kernel(bucket, 1, frozenset()),
+                             [np.ones(size, dtype=dt)]))
+
+    def ours_block() -> list:
+        took = []
+        for _ in range(steps):
+            comm.Barrier()
+            for start_kernel, wait_kernel, grads in ours_buckets:
+                start = time.perf_counter()
+                wait_kernel(start_kernel(grads)[0])
+                took.append(time.perf_counter() - start)
+        return took
+
+    def bare_block() -> list:
+        took = []
+        for _ in range(steps):
+            comm.Barrier()
+            for send, recv in bare_buffers:
+                start = time.perf_counter()
+                comm.Allreduce(send, recv)
+                took.append(time.perf_counter() - start)
+        return took
+
+    if comm is not None and sizes:
+        stats.separate_skew = False
+        ours_block()
+        bare_block()                                # warm both paths
+    for r in range(rounds):
         if stats is not None:
+            stats.separate_skew = True
             stats.reset()
         wall = train_block(steps)
         row = {'steps_per_second': steps / wall}
         if stats is not None:
-            row.update(allreduce_ms=1e3 * stats.allreduce_seconds / steps, wait_ms=1e3 * stats.wait_seconds / steps,
-                       skew_ms=1e3 * stats.skew_seconds / steps, allgather_ms=1e3 * stats.allgather_seconds / steps)
-        if comm is not None and buffers:
-            bare = 0.0
-            for _ in range(steps):
-                comm.Barrier()
-                for send, recv in buffers:
-                    start = time.perf_counter()
-                    comm.Allreduce(send, recv)
-                    bare += time.perf_counter() - start
-            row['bare_allreduce_ms'] = 1e3 * bare / steps
+            row.update(train_allreduce_ms=_median_ms(stats.durations, len(sizes)),
+                       wait_ms=1e3 * stats.wait_seconds / steps, skew_ms=1e3 * stats.skew_seconds / steps,
+                       allgather_ms=1e3 * stats.allgather_seconds / steps)
+            stats.separate_skew = False
+        if comm is not None and sizes:
+            blocks = [('ours', ours_block), ('bare', bare_block)]
+            for label, block in blocks if r % 2 == 0 else blocks[::-1]:
+                row[label + '_ms'] = _median_ms(block(), len(sizes))
         result['rounds'].append(row)
     if rank == 0:
         print('RESULT ' + json.dumps(result), flush=True)
 
 
 if __name__ == '__main__':
-    # the cores are shared by the trainers of this machine: BLAS threads per trainer = cores / trainers (as Horovod
-    # advises), or BLAS threads spinning in every process starve the others
-    with threadpool_limits(limits=max(1, (os.cpu_count() or 1) // get_group(0).nranks), user_api='blas'):
+    # the cores are shared by the trainers of this machine: BLAS threads per trainer = cores / trainers by default
+    # (as Horovod advises), or BLAS threads spinning in every process starve the others
+    blas = int(sys.argv[4]) if len(sys.argv) > 4 else max(1, (os.cpu_count() or 1) // get_group(0).nranks)
+    with threadpool_limits(limits=blas, user_api='blas'):
         main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

@@ -77,6 +77,7 @@ class CommStats:
         # the reduction itself and not the wait for a trainer that is still computing
         self.separate_skew = False
         self.skew_seconds = 0.0
+        self.durations: list = []       # seconds of each all-reduce, kept when separate_skew
 
     def reset(self) -> None:
         separate_skew = self.separate_skew
@@ -92,6 +93,7 @@ class MPIGroup(ProcessGroup):
         self.rank = self.comm.Get_rank()
         self.nranks = self.comm.Get_size()
         self.stats = CommStats()
+        self._buffers: dict = {}
         self._pending: collections.deque = collections.deque()
         self._busy = False                  # a call is running (on the communication thread or a helping caller)
         self._cond = threading.Condition()
@@ -134,19 +136,37 @@ class MPIGroup(ProcessGroup):
                 self._busy = True
             self._execute(item)
 
-    def _submit(self, fn) -> _Pending:
+    def _submit(self, fn, wake: bool = True) -> _Pending:
+        """Queues `fn`. `wake` False leaves the communication thread asleep: the caller is about to wait and will
+        run it itself (unless the thread is still busy with earlier calls, which it then goes on with)."""
         work = _Pending(fn, self)
         with self._cond:
             self._pending.append(work)
-            self._cond.notify_all()
+            if wake:
+                self._cond.notify_all()
         return work
 
+    def _buffer(self, size: int, dtype) -> np.ndarray:
+        """A result buffer nothing refers to any more, else a new one: MPI is many times slower on memory it has
+        not touched before (fresh pages), so blocking all-reduces (metrics, LocalSGD's parameters) reuse theirs."""
+        pool = self._buffers.setdefault((size, np.dtype(dtype).str), [])
+        for buf in pool:
+            if sys.getrefcount(buf) == 3:       # the pool, `buf`, the call
+                return buf
+        buf = np.empty(size, dtype=dtype)
+        pool.append(buf)
+        if len(pool) > 4:
+            pool.pop(0)
+        return buf
+
     # --- collectives --------------------------------------------------------------------------------------------
-    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum', inplace: bool = False) -> Work:
+    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum', inplace: bool = False,
+                        overlap: bool = True) -> Work:
         """`inplace`: the caller hands `buffer` over (a contiguous array nothing else uses), and the result is
-        written into it: no second buffer to allocate and fault in."""
+        written into it: no second buffer to allocate and fault in. `overlap` False: the caller has nothing to do
+        before it waits, so the communication thread is not woken and the waiting caller runs the call itself."""
         send = buffer if inplace and buffer.flags.c_contiguous else np.ascontiguousarray(buffer)
-        recv = send if inplace else np.empty_like(send)
+        recv = send if inplace else self._buffer(send.size, send.dtype).reshape(send.shape)
         mpi_op = _MPI_OPS[op]
         stats = self.stats
 
@@ -157,16 +177,19 @@ class MPIGroup(ProcessGroup):
                 stats.skew_seconds += time.perf_counter() - start
             start = time.perf_counter()
             self.comm.Allreduce(MPI.IN_PLACE if recv is send else send, recv, op=mpi_op)
-            stats.allreduce_seconds += time.perf_counter() - start
+            took = time.perf_counter() - start
+            stats.allreduce_seconds += took
+            if stats.separate_skew:
+                stats.durations.append(took)
             stats.allreduce_calls += 1
             stats.allreduce_bytes += send.nbytes
             if stats.record_sizes:
                 stats.sizes.append((send.size, send.dtype.str))
             return recv
-        return self._submit(run)
+        return self._submit(run, wake=overlap)
 
     def allreduce(self, array: np.ndarray, op: str = 'sum') -> np.ndarray:
-        return self.allreduce_async(array, op).wait()
+        return self.allreduce_async(array, op, overlap=False).wait()
 
     def broadcast(self, array: np.ndarray, root: int = 0) -> np.ndarray:
         buf = np.array(array, copy=True, order='C')
@@ -174,9 +197,9 @@ class MPIGroup(ProcessGroup):
         def run():
             self.comm.Bcast(buf, root=root)
             return buf
-        return self._submit(run).wait()
+        return self._submit(run, wake=False).wait()
 
-    def allgather_async(self, array: np.ndarray) -> Work:
+    def allgather_async(self, array: np.ndarray, overlap: bool = True) -> Work:
         send = np.ascontiguousarray(array)
 
         stats = self.stats
@@ -195,16 +218,16 @@ class MPIGroup(ProcessGroup):
                 off += c
             stats.allgather_seconds += time.perf_counter() - start
             return out
-        return self._submit(run)
+        return self._submit(run, wake=overlap)
 
     def allgather(self, array: np.ndarray) -> list:
-        return self.allgather_async(array).wait()
+        return self.allgather_async(array, overlap=False).wait()
 
     def allgather_object(self, obj) -> list:
-        return self._submit(lambda: self.comm.allgather(obj)).wait()
+        return self._submit(lambda: self.comm.allgather(obj), wake=False).wait()
 
     def barrier(self) -> None:
-        self._submit(self.comm.Barrier).wait()
+        self._submit(self.comm.Barrier, wake=False).wait()
 
     def abort(self, code: int = 1) -> None:
         self.comm.Abort(code)

@@ -48,9 +48,10 @@ class ProcessGroup:
     def allreduce(self, array: np.ndarray, op: str = 'sum') -> np.ndarray:
         raise NotImplementedError
 
-    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum', inplace: bool = False) -> Work:
+    def allreduce_async(self, buffer: np.ndarray, op: str = 'sum', inplace: bool = False,
+                        overlap: bool = True) -> Work:
         """Started now; `wait()` gives the reduced buffer. `inplace`: the caller hands `buffer` over and the result
-        may be written into it."""
+        may be written into it. `overlap` False: the caller will wait right away (nothing to overlap)."""
         raise NotImplementedError
 
     def broadcast(self, array: np.ndarray, root: int = 0) -> np.ndarray:
@@ -60,7 +61,7 @@ class ProcessGroup:
         """Every trainer's array, in rank order (their first dimensions may differ)."""
         raise NotImplementedError
 
-    def allgather_async(self, array: np.ndarray) -> Work:
+    def allgather_async(self, array: np.ndarray, overlap: bool = True) -> Work:
         """`allgather`, started now; `wait()` gives the list."""
         raise NotImplementedError
 
@@ -86,7 +87,7 @@ class LocalGroup(ProcessGroup):
     def allreduce(self, array, op='sum'):
         return array
 
-    def allreduce_async(self, buffer, op='sum', inplace=False):
+    def allreduce_async(self, buffer, op='sum', inplace=False, overlap=True):
         return Work(buffer)
 
     def broadcast(self, array, root=0):
@@ -95,7 +96,7 @@ class LocalGroup(ProcessGroup):
     def allgather(self, array):
         return [array]
 
-    def allgather_async(self, array):
+    def allgather_async(self, array, overlap=True):
         return Work([array])
 
     def allgather_object(self, obj):

@@ -25,14 +25,15 @@ class _Recorded(Work):
 class MirrorGroup(ProcessGroup):
     def __init__(self, nranks=2, rank=0, digests=None):
         self.nranks, self.rank = nranks, rank
-        self.calls, self.events, self.buffers = [], [], []
+        self.calls, self.events, self.buffers, self.overlaps = [], [], [], []
         self.digests = digests            # allgather_object answers, to fake another trainer's program
 
     def allreduce(self, array, op='sum'):
         self.calls.append(('allreduce', op, np.asarray(array).nbytes))
         return array * self.nranks if op == 'sum' else array ** self.nranks if op == 'prod' else array.copy()
 
-    def allreduce_async(self, buffer, op='sum', inplace=False):
+    def allreduce_async(self, buffer, op='sum', inplace=False, overlap=True):
+        self.overlaps.append(overlap)
         tag = len(self.calls)
         self.calls.append(('allreduce_async', op, buffer.nbytes))
         self.events.append(('submit', tag))
@@ -50,7 +51,7 @@ class MirrorGroup(ProcessGroup):
         self.calls.append(('allgather', np.asarray(array).shape))
         return [np.array(array, copy=True) for _ in range(self.nranks)]
 
-    def allgather_async(self, array):
+    def allgather_async(self, array, overlap=True):
         return Work(self.allgather(array))
 
     def allgather_object(self, obj):

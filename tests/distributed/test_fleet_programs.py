@@ -131,6 +131,7 @@ def test_fleet_training_equals_one_process_and_fuses_one_bucket():
     steps = len(batches())
     buckets = [c for c in group.calls if c[0] == 'allreduce_async']
     assert [c[2] for c in buckets] == [(320 + 16 + 48 + 3) * 4] * steps      # every gradient in one bucket
+    assert group.overlaps == [False] * steps      # nothing to overlap: the optimizer's wait reduces it itself
 
 
 @pytest.mark.parametrize('fields, sizes', [
@@ -156,6 +157,8 @@ def test_a_bucket_starts_before_backward_ends_and_is_waited_for_at_the_optimizer
     assert start0 < last_backward < wait0 < first_update
     assert group.events == [('submit', group.events[0][1]), ('submit', group.events[1][1]),
                             ('wait', group.events[0][1]), ('wait', group.events[1][1])]
+    # the first bucket overlaps the last backward op, the second the first update (of fc_0.b_0)
+    assert group.overlaps == [True, True]
 
 
 def test_bucket_buffers_are_reused():

@@ -16,7 +16,8 @@ collectives is planned the same way on one place.
    (SELECTED_ROWS) is a bucket of its own, gathered rather than summed.
 3. Two nodes per bucket, spanning the places: `bucket_start` stands after the bucket's last reduce point: it sums
    each gradient over the places, packs the bucket into one buffer and hands it to the process group's
-   communication thread (`allreduce_async`), then returns; backward goes on. `bucket_wait` stands before the
+   communication thread (`allreduce_async`), then returns; backward goes on. (A bucket with no op between its
+   two nodes is not handed over: the waiter reduces it, saving two thread hand-offs.) `bucket_wait` stands before the
    first op that touches one of the bucket's gradients (the optimizer, usually): it waits for the buffer and
    unpacks it into every place's gradients. It also waits for every op placed between the two, so a parallel
    policy never parks a thread on it early.
@@ -84,6 +85,7 @@ class Bucket:
         self.names: list[str] = []
         self.nbytes = 0
         self.dtype = None
+        self.overlap = True         # ops run between its start and its wait (else the waiter does the reducing)
 
     @property
     def handle(self) -> str:
@@ -156,6 +158,7 @@ def plan_collectives(block, ops: list, kinds: list, n_places: int, n_trainers: i
 
     def emit_wait(b: Bucket) -> None:
         j = len(new_ops)
+        b.overlap = any(k is None or k[0] != 'bucket_wait' for k in new_kinds[started_at[b.index] + 1:j])
         new_ops.append(Operator(block, 'bucket_wait', {'Handle': [b.handle]}, {'Out': list(b.names)}, {}))
         new_kinds.append(('bucket_wait', b))
         extra[j] = set(range(started_at[b.index] + 1, j))
@@ -238,8 +241,9 @@ def _bucket_start_kernel(bucket: Bucket, n_places: int):
                                        "computes it did not run there" % (names[k], p))
         if bucket.sparse or any(isinstance(vals[0], SelectedRows) for vals in per_member):
             totals = [_local_reduce(vals, 'sum', names[k]) for k, vals in enumerate(per_member)]
-            works = [(group.allgather_async(np.ascontiguousarray(t.rows, dtype=np.int64)),
-                      group.allgather_async(np.ascontiguousarray(t.values)), t.height) for t in totals]
+            overlap = bucket.overlap
+            works = [(group.allgather_async(np.ascontiguousarray(t.rows, dtype=np.int64), overlap),
+                      group.allgather_async(np.ascontiguousarray(t.values), overlap), t.height) for t in totals]
             return (('sparse', works),)
         firsts = [np.asarray(vals[0]) for vals in per_member]
         layout = [(a.shape, a.dtype, a.size) for a in firsts]
@@ -252,7 +256,7 @@ def _bucket_start_kernel(bucket: Bucket, n_places: int):
             for v in vals[1:]:
                 target += v
             off += a.size
-        return (('dense', group.allreduce_async(buf, 'sum', inplace=True), layout),)
+        return (('dense', group.allreduce_async(buf, 'sum', inplace=True, overlap=bucket.overlap), layout),)
     return run
 
 
