@@ -9,9 +9,21 @@ group, imported only for a job of several trainers), collective.py (static-mode 
 barrier), fleet/ (fleet API, DistributedStrategy, role makers, util, the program rewrites), launch/ (the launcher).
 Importing this package installs the group factory of framework/collective.py and loads no MPI.
 """
-from . import fleet
+from . import fleet, launch
 from .collective import ReduceOp, all_gather, all_reduce, barrier, broadcast
-from .parallel import ParallelEnv, get_rank, get_world_size, init_parallel_env, is_initialized
+from .parallel import (
+    Group,
+    ParallelEnv,
+    get_backend,
+    get_group,
+    get_rank,
+    get_world_size,
+    init_parallel_env,
+    is_available,
+    is_initialized,
+    wait,
+)
 
-__all__ = ['fleet', 'ReduceOp', 'all_reduce', 'broadcast', 'all_gather', 'barrier', 'ParallelEnv', 'get_rank',
-           'get_world_size', 'init_parallel_env', 'is_initialized']
+__all__ = ['fleet', 'launch', 'ReduceOp', 'all_reduce', 'broadcast', 'all_gather', 'barrier', 'ParallelEnv',
+           'get_rank', 'get_world_size', 'init_parallel_env', 'is_initialized', 'is_available', 'get_backend',
+           'get_group', 'Group', 'wait']

@@ -13,12 +13,15 @@ exceptions ending the whole job. It checks that MPI's view of the job is the env
 """
 from __future__ import annotations
 
+import importlib.util
 import threading
 
 from ..executor.config import TrainerEnvironment, trainer_environment
-from ..framework.collective import LocalGroup, ProcessGroup, get_group, set_group_factory
+from ..framework import collective as _collective
+from ..framework.collective import LocalGroup, ProcessGroup, set_group_factory
 
-__all__ = ['init_parallel_env', 'get_rank', 'get_world_size', 'ParallelEnv', 'make_group', 'is_initialized']
+__all__ = ['init_parallel_env', 'get_rank', 'get_world_size', 'ParallelEnv', 'make_group', 'is_initialized',
+           'is_available', 'get_backend', 'get_group', 'Group', 'wait']
 
 _world: ProcessGroup | None = None
 _lock = threading.Lock()
@@ -66,8 +69,49 @@ def is_initialized() -> bool:
 
 def init_parallel_env():
     """Joins the job now (Paddle 2.x): MPI is started when the job has several trainers. Returns the ParallelEnv."""
-    get_group(0)
+    _collective.get_group(0)
     return ParallelEnv()
+
+
+def is_available() -> bool:
+    """Whether jobs of several trainers can run here: the [distributed] extra (mpi4py) is installed."""
+    return importlib.util.find_spec('mpi4py') is not None
+
+
+def get_backend(group=None) -> str:
+    """The communication backend: MPI for a job of several trainers, else none is needed ('LOCAL')."""
+    return 'MPI' if trainer_environment().distributed else 'LOCAL'
+
+
+class Group:
+    """Paddle's Group of a ring: every trainer of the job (`id` is the ring id)."""
+
+    def __init__(self, ring_id: int = 0):
+        self.id = ring_id
+        env = trainer_environment()
+        self.rank, self.nranks = env.trainer_id, env.trainers_num
+        self.ranks = list(range(env.trainers_num))
+
+    @property
+    def world_size(self) -> int:
+        return self.nranks
+
+    def is_member(self) -> bool:
+        return True
+
+    def get_group_rank(self, rank: int) -> int:
+        return rank if 0 <= rank < self.nranks else -1
+
+    def __repr__(self):
+        return 'rank: %d, nranks: %d, id: %d, ranks: %s' % (self.rank, self.nranks, self.id, self.ranks)
+
+
+def get_group(id: int = 0) -> Group:
+    return Group(id)
+
+
+def wait(tensor, group=None, use_calc_stream=True) -> None:
+    """Paddle's stream sync: collectives here complete before the next op reads their result."""
 
 
 def get_rank() -> int:

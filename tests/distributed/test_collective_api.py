@@ -183,3 +183,19 @@ def test_a_trainer_not_started_by_mpiexec_is_told_how(monkeypatch):
             dist.init_parallel_env()
     finally:
         collective.reset_groups()
+
+
+def test_groups_backend_and_availability(monkeypatch):
+    group = dist.get_group()
+    assert (group.id, group.rank, group.nranks, group.is_member()) == (0, 0, 1, True)
+    assert dist.get_backend() == 'LOCAL'
+    assert dist.is_available() is (__import__('importlib').util.find_spec('mpi4py') is not None)
+    monkeypatch.setenv('PADDLE_TRAINER_ID', '1')
+    monkeypatch.setenv('PADDLE_TRAINERS_NUM', '2')
+    assert dist.get_backend() == 'MPI'
+    assert dist.get_group(3).ranks == [0, 1] and dist.get_group(3).get_group_rank(5) == -1
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data(name='x', shape=[-1, 2], dtype='float32')
+        dist.all_reduce(x, group=dist.get_group(3))
+    assert main.global_block().ops[-1].attrs['ring_id'] == 3
