@@ -8,9 +8,9 @@ in alternating blocks of STEPS steps:
   train   steps per second of the global batch; from the communication thread's counters, the seconds inside
           MPI_Allreduce for the gradient buckets (a Barrier first, timed apart as skew: the wait for a trainer still
           computing), how long the training thread was blocked waiting for its buckets, the sparse gathers
-  ours    the same buckets (sizes and order recorded from a training step) through paddle_exec's own bucket
-          kernels, with nothing else running: pack from gradient arrays into the bucket buffer, queue on the
-          process group, wait, unpack (executor/passes/collective.py and the MPI group)
+  ours    the plan's dense buckets, member for member (the gradients' shapes), through paddle_exec's own bucket
+          kernels, with nothing else running: pack the gradients into the bucket buffer, queue on the process
+          group, wait, unpack (executor/passes/collective.py and the MPI group)
   bare    the same buffers through a bare mpi4py Allreduce (preallocated send and receive buffers)
 
 `ours` and `bare` start each step with a Barrier (outside the timing) and are given as the median call times the
@@ -75,13 +75,21 @@ def main(model: str, steps: int, rounds: int) -> None:
               'bytes_per_step': sum(size * np.dtype(dt).itemsize for size, dt in sizes), 'rounds': []}
     comm = getattr(group, 'comm', None)
     bare_buffers = [(np.ones(size, dtype=dt), np.empty(size, dtype=dt)) for size, dt in sizes]
-    ours_buckets = []
-    for k, (size, dt) in enumerate(sizes):
-        bucket = Bucket(k)
-        bucket.names = ['g%d' % k]
+    ours_buckets = []                               # the plan's dense buckets, member for member
+    block = main_prog.global_block()
+    plan = exe._runner.plans.plans()[-1]
+    for node in plan.nodes:
+        if node.op is None or node.op.type != 'bucket_start':
+            continue
+        names = node.op.input('X')
+        if any(block.var(name).type == fluid.core.VarDesc.VarType.SELECTED_ROWS for name in names):
+            continue                                # gathered, not all-reduced
+        bucket = Bucket(len(ours_buckets))
+        bucket.names = list(names)
         bucket.overlap = False                      # nothing else runs here: the waiter reduces it
-        ours_buckets.append((_bucket_start_kernel(bucket, 1), _bucket_wait_kernel(bucket, 1, frozenset()),
-                             [np.ones(size, dtype=dt)]))
+        grads = [np.ones([abs(d) for d in block.var(name).shape], dtype='float32') for name in names]
+        ours_buckets.append((_bucket_start_kernel(bucket, 1), _bucket_wait_kernel(bucket, 1, frozenset()), grads))
+    result['ours_members'] = [len(b[2]) for b in ours_buckets]
 
     def ours_block() -> list:
         took = []

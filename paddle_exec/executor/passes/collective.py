@@ -249,13 +249,16 @@ def _bucket_start_kernel(bucket: Bucket, n_places: int):
         layout = [(a.shape, a.dtype, a.size) for a in firsts]
         dtype = np.result_type(*firsts)
         buf = _reusable_buffer(pool, sum(a.size for a in firsts), dtype)
-        off = 0
-        for vals, a in zip(per_member, firsts):     # packed, summed over the places in place order on the way
-            target = buf[off:off + a.size].reshape(a.shape)
-            np.copyto(target, a)
-            for v in vals[1:]:
-                target += v
-            off += a.size
+        if n_places == 1:
+            np.concatenate([a.reshape(-1) for a in firsts], out=buf)     # one C loop of copies
+        else:
+            off = 0
+            for vals, a in zip(per_member, firsts):     # packed, summed over the places in place order on the way
+                target = buf[off:off + a.size].reshape(a.shape)
+                np.copyto(target, a)
+                for v in vals[1:]:
+                    target += v
+                off += a.size
         return (('dense', group.allreduce_async(buf, 'sum', inplace=True, overlap=bucket.overlap), layout),)
     return run
 
