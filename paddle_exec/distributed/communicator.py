@@ -35,6 +35,7 @@ from ..framework.collective import ProcessGroup, Work
 
 __all__ = ['MPIGroup', 'abort_on_error']
 
+_FORWARD_SECONDS = 0.5
 _MPI_OPS = {'sum': MPI.SUM, 'max': MPI.MAX, 'min': MPI.MIN, 'prod': MPI.PROD}
 
 
@@ -244,6 +245,7 @@ def abort_on_error(group: MPIGroup) -> None:
                              % (group.rank, group.nranks))
             sys.stdout.flush()
             sys.stderr.flush()
+            time.sleep(_FORWARD_SECONDS)     # mpiexec forwards output through pipes: let the traceback get out
         finally:
             group.abort(1)
 
