@@ -279,3 +279,17 @@ def test_different_programs_are_detected_at_startup():
         with pytest.raises(RuntimeError, match=r"run different programs: trainer 0 has 'parameter fc_0.w_0 \[20, 16\] "
                                                r"float32' where trainer 1 has 'parameter fc_0.w_0 \[20, 32\]"):
             static.Executor(paddle.CPUPlace()).run(startup, scope=Scope())
+
+
+def test_fleet_programs_save_and_load_in_paddles_format():
+    from paddle_exec.static.paddle_proto import program_from_protobuf
+    from paddle_exec.static.paddle_proto_writer import program_to_protobuf
+    with mirrored(MirrorGroup()):
+        main, startup, _ = mlp(strategy())
+    for program in (main, startup):
+        back = program_from_protobuf(program_to_protobuf(program))[0]
+        assert [(op.type, op.input_arg_names, op.output_arg_names) for op in back.global_block().ops] == \
+            [(op.type, op.input_arg_names, op.output_arg_names) for op in program.global_block().ops]
+    init = next(op for op in back.global_block().ops if op.type == 'c_comm_init')
+    assert (init.attrs['nranks'], init.attrs['rank']) == (2, 0)
+    assert init.attrs['endpoints'] == '127.0.0.1:6170,127.0.0.1:6171'
