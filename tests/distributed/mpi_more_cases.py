@@ -1,0 +1,145 @@
+"""Run by test_mpi_more.py as `mpiexec -n 2 python mpi_more_cases.py [names]`: paddle.distributed's collectives
+beyond the all-reduce (reduce, reduce_scatter, scatter, gather, alltoall), send / recv, sub-groups and the object
+collectives, as one of two trainers; each case checks what this trainer ends with. Prints 'ok <case>' per case."""
+import sys
+
+import numpy as np
+
+import paddle_exec as paddle
+import paddle_exec.distributed as dist
+import paddle_exec.static as static
+from paddle_exec.framework import unique_name
+from paddle_exec.framework.scope import Scope
+
+dist.init_parallel_env()
+RANK, N = dist.get_rank(), dist.get_world_size()
+assert N == 2
+
+
+def report(name):
+    sys.stdout.write('ok %s\n' % name)     # one write: the two trainers' lines must not interleave
+    sys.stdout.flush()
+
+
+def run(build, feed):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), unique_name.guard():
+        fetches = build()
+    exe, scope = static.Executor(paddle.CPUPlace()), Scope()
+    exe.run(startup, scope=scope)
+    return main, exe.run(main, feed=feed, fetch_list=fetches, scope=scope)
+
+
+def mine(shape=(4, 2)):
+    """Trainer r's tensor: 10 * (r + 1) + 0, 1, 2, ... (so every trainer's values differ)."""
+    return (10 * (RANK + 1) + np.arange(int(np.prod(shape)))).reshape(shape).astype('float32')
+
+
+def theirs(rank, shape=(4, 2)):
+    return (10 * (rank + 1) + np.arange(int(np.prod(shape)))).reshape(shape).astype('float32')
+
+
+def case_parts():
+    def build():
+        x = static.data(name='x', shape=[4, 2], dtype='float32')
+        reduced, biggest = paddle.scale(x, 1.0), paddle.scale(x, 1.0)
+        dist.reduce(reduced, dst=1)
+        dist.reduce(biggest, dst=0, op=dist.ReduceOp.MAX)
+        part = static.create_global_var([2, 2], 0.0, 'float32', name='part')
+        dist.reduce_scatter(part, [x[:2], x[2:]])
+        piece = static.create_global_var([2, 2], 0.0, 'float32', name='piece')
+        dist.scatter(piece, [paddle.scale(x[:2], 1.0), paddle.scale(x[2:], 1.0)], src=1)
+        gathered = []
+        dist.gather(x, gathered if RANK == 0 else None, dst=0)
+        moved = []
+        dist.alltoall([x[:2], x[2:]], moved)
+        single = static.create_global_var([4, 2], 0.0, 'float32', name='single')
+        dist.alltoall_single(x, single, [2, 2], [2, 2])
+        return [reduced, biggest, part, piece, single] + moved + gathered
+    main, out = run(build, {'x': mine()})
+    types = [op.type for op in main.global_block().ops]
+    for t in ('c_reduce_sum', 'c_reduce_max', 'reduce_scatter', 'c_scatter', 'c_allgather', 'alltoall'):
+        assert t in types, (t, types)
+    a, b = theirs(0), theirs(1)
+    np.testing.assert_array_equal(out[0], a + b if RANK == 1 else a)
+    np.testing.assert_array_equal(out[1], np.maximum(a, b) if RANK == 0 else b)
+    np.testing.assert_array_equal(out[2], (a + b)[2 * RANK:2 * RANK + 2])
+    np.testing.assert_array_equal(out[3], b[2 * RANK:2 * RANK + 2])
+    np.testing.assert_array_equal(out[4], np.concatenate([a[2 * RANK:2 * RANK + 2], b[2 * RANK:2 * RANK + 2]]))
+    np.testing.assert_array_equal(out[5], a[2 * RANK:2 * RANK + 2])
+    np.testing.assert_array_equal(out[6], b[2 * RANK:2 * RANK + 2])
+    if RANK == 0:
+        np.testing.assert_array_equal(out[7], a)
+        np.testing.assert_array_equal(out[8], b)
+    report('parts')
+
+
+def case_p2p():
+    """Both trainers send first, then receive (a send does not wait); a recv of shape [-1, 3] takes its length from
+    the message; isend / irecv with wait."""
+    peer = 1 - RANK
+
+    def build():
+        x = static.data(name='x', shape=[4, 2], dtype='float32')
+        dist.send(x, dst=peer)
+        got = static.create_global_var([4, 2], 0.0, 'float32', name='got')
+        dist.recv(got, src=peer)
+        rows = paddle.full([RANK + 1, 3], float(RANK), 'int64')
+        task = dist.isend(rows, dst=peer)
+        task.wait()
+        any_rows = static.data(name='any_rows', shape=[-1, 3], dtype='int64')
+        task = dist.irecv(any_rows, src=peer)
+        task.wait()
+        return [got, any_rows]
+    main, (got, rows) = run(build, {'x': mine()})
+    types = [op.type for op in main.global_block().ops]
+    assert types.count('send_v2') == 2 and types.count('recv_v2') == 2, types
+    np.testing.assert_array_equal(got, theirs(peer))
+    np.testing.assert_array_equal(rows, np.full((peer + 1, 3), peer, 'int64'))
+    report('p2p')
+
+
+def case_groups():
+    pair = dist.new_group([0, 1])
+    alone = dist.new_group([1])
+    assert pair.id == 10 and alone.id == 11 and pair.nranks == 2 and pair.rank == RANK
+    assert alone.rank == (0 if RANK == 1 else -1) and alone.is_member() == (RANK == 1)
+    assert dist.get_group(10) is pair and dist.get_rank(pair) == RANK and dist.get_world_size(alone) == (
+        1 if RANK == 1 else -1)
+
+    def build():
+        x = static.data(name='x', shape=[4, 2], dtype='float32')
+        total, own = paddle.scale(x, 1.0), paddle.scale(x, 1.0)
+        dist.all_reduce(total, group=pair)
+        dist.all_reduce(own, group=alone)          # trainer 0 is not a member: nothing appended there
+        root = paddle.scale(x, 1.0)
+        dist.broadcast(root, src=1, group=pair)
+        return [total, own, root]
+    main, out = run(build, {'x': mine()})
+    rings = [op.attrs['ring_id'] for op in main.global_block().ops if op.type.startswith('c_')]
+    assert 10 in rings and (11 in rings) == (RANK == 1), rings
+    np.testing.assert_array_equal(out[0], theirs(0) + theirs(1))
+    np.testing.assert_array_equal(out[1], mine())
+    np.testing.assert_array_equal(out[2], theirs(1))
+    dist.destroy_process_group(alone)
+    dist.destroy_process_group()
+    assert not dist.is_initialized()
+    report('groups')
+
+
+def case_objects():
+    objs = []
+    dist.all_gather_object(objs, {'rank': RANK})
+    assert objs == [{'rank': 0}, {'rank': 1}], objs
+    items = ['a', {'b': 2}] if RANK == 0 else [None, None]
+    dist.broadcast_object_list(items, src=0)
+    assert items == ['a', {'b': 2}], items
+    out = []
+    dist.scatter_object_list(out, [[1], 'two'] if RANK == 1 else None, src=1)
+    assert out == [[[1], 'two'][RANK]], out
+    report('objects')
+
+
+CASES = {'parts': case_parts, 'p2p': case_p2p, 'groups': case_groups, 'objects': case_objects}
+for name in sys.argv[1:] or CASES:
+    CASES[name]()
