@@ -50,6 +50,17 @@ DOWNPOUR_INSTEAD = 'exe.run over a DataLoader, or fluid.dataset.InMemoryDataset 
 DYGRAPH = 'paddle_exec runs static graphs only (no dygraph / imperative mode)'
 DYGRAPH_INSTEAD = 'a Program built with fluid.layers / paddle.static, run by an Executor'
 CUSTOM_OPS = 'C++ custom operators need Paddle\'s C++ runtime; paddle_exec\'s ops are Python + numba'
+AUTO_PARALLEL = ('auto-parallel (process meshes, dist tensors and their placements, resharding) partitions '
+                 'tensors across devices; paddle_exec trains collective data parallel only: every trainer holds '
+                 'every value')
+AUTO_PARALLEL_INSTEAD = ('fleet.distributed_optimizer (data parallel over MPI, docs/distributed.md), or '
+                         'paddle.distributed.scatter / alltoall to move parts of a tensor by hand')
+PS_ENTRY = ('an entry (admission rule) of the parameter-server sparse table, which paddle_exec does not run '
+            '(collective training only)')
+PS_ENTRY_INSTEAD = 'a dense or is_sparse embedding trained by fleet.distributed_optimizer'
+HYBRID = ('hybrid parallel topology (data x pipeline x sharding x model axes) builds one NCCL group per axis for '
+          'fleet\'s dygraph hybrid training; paddle_exec has the data axis only')
+HYBRID_INSTEAD = 'paddle.distributed.new_group for sub-groups of trainers, fleet.worker_index() / worker_num()'
 CUSTOM_OPS_INSTEAD = 'paddle.static.py_func, or an op registered in paddle_exec/ops/ (docs/architecture.md)'
 
 DECLINED: dict[str, dict[str, tuple[str, str]]] = {
@@ -61,6 +72,36 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'current_stream': (NO_STREAMS, STREAMS_INSTEAD),
         'set_stream': (NO_STREAMS, STREAMS_INSTEAD),
         'stream_guard': (NO_STREAMS, STREAMS_INSTEAD),
+    },
+    'paddle.distributed': {
+        'CountFilterEntry': (PS_ENTRY, PS_ENTRY_INSTEAD),
+        'DistAttr': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Partial': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Placement': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'ProbabilityEntry': (PS_ENTRY, PS_ENTRY_INSTEAD),
+        'ProcessMesh': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Replicate': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Shard': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'ShowClickEntry': (PS_ENTRY, PS_ENTRY_INSTEAD),
+        'Strategy': (AUTO_PARALLEL + ' (Strategy configures auto-parallel training)',
+                     'paddle.distributed.fleet.DistributedStrategy'),
+        'dtensor_from_fn': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'reshard': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'shard_layer': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'shard_optimizer': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'shard_tensor': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'spawn': ("spawn starts the trainers as multiprocessing children, which cannot join an MPI job (paddle_exec's "
+                  'trainers meet through mpiexec)',
+                  'python -m paddle_exec.distributed.launch --nproc_per_node N train.py, or mpiexec -n N'),
+        'split': ('split partitions a linear or embedding weight across the trainers (tensor model parallelism), '
+                  'which paddle_exec does not do: it trains data parallel, every trainer holding every weight',
+                  'the unsplit layer (paddle.static.nn.fc / paddle.static.nn.embedding)'),
+        'to_static': (AUTO_PARALLEL + ' (to_static turns a dygraph dist model into a static one)',
+                      'a Program built with paddle.static, run by fleet.distributed_optimizer'),
+    },
+    'paddle.distributed.fleet': {
+        'CommunicateTopology': (HYBRID, HYBRID_INSTEAD),
+        'HybridCommunicateGroup': (HYBRID, HYBRID_INSTEAD),
     },
     'paddle.fluid': {
         'ComplexVariable': (DYGRAPH + ' (ComplexVariable is the dygraph complex tensor of 1.8)', DYGRAPH_INSTEAD),

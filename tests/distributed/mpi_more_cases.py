@@ -1,7 +1,9 @@
 """Run by test_mpi_more.py as `mpiexec -n 2 python mpi_more_cases.py [names]`: paddle.distributed's collectives
 beyond the all-reduce (reduce, reduce_scatter, scatter, gather, alltoall), send / recv, sub-groups and the object
 collectives, as one of two trainers; each case checks what this trainer ends with. Prints 'ok <case>' per case."""
+import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -140,6 +142,27 @@ def case_objects():
     report('objects')
 
 
-CASES = {'parts': case_parts, 'p2p': case_p2p, 'groups': case_groups, 'objects': case_objects}
+def case_gloo_and_checkpoint():
+    """gloo_* on the job's group; save_state_dict spreads the keys over the trainers' files, load reads them back
+    on every trainer."""
+    dist.gloo_init_parallel_env(RANK, N, '127.0.0.1:6170')
+    dist.gloo_barrier()
+    dist.gloo_release()
+    items = [tempfile.mkdtemp() if RANK == 0 else None]
+    dist.broadcast_object_list(items, src=0)
+    path = os.path.join(items[0], 'ckpt')
+    state = {'a': np.arange(4.0), 'b': np.full((2, 2), 3.0), 'c': np.array([9])}
+    dist.save_state_dict(state, path)
+    files = sorted(os.listdir(path))
+    assert files == ['0.metadata', '0_0.distcp', '1_0.distcp'], files
+    back = {'a': np.zeros(4), 'b': np.zeros((2, 2)), 'c': np.zeros(1, 'int64')}
+    dist.load_state_dict(back, path)
+    for key in state:
+        np.testing.assert_array_equal(back[key], state[key])
+    report('gloo_checkpoint')
+
+
+CASES = {'parts': case_parts, 'p2p': case_p2p, 'groups': case_groups, 'objects': case_objects,
+         'gloo_checkpoint': case_gloo_and_checkpoint}
 for name in sys.argv[1:] or CASES:
     CASES[name]()
