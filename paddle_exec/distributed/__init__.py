@@ -13,7 +13,8 @@ ReduceType), fleet/ (fleet API, DistributedStrategy, role makers, util, the prog
 data generators), launch/ (the launcher).
 Importing this package installs the group factory of framework/collective.py and loads no MPI. Names Paddle has
 here that cannot mean anything on this executor (auto-parallel, parameter-server entries) raise AttributeError
-saying why (paddle_exec/_declined.py).
+saying why (paddle_exec/_declined.py). `__all__` is Paddle 2.6.2's list less those; `fleet` and `Group` are here
+too, as in Paddle, outside its `__all__`.
 """
 from .._declined import declined_getattr as _declined_getattr
 from . import fleet, io, launch
@@ -47,9 +48,9 @@ from .parallel import (
     is_initialized,
 )
 
-__all__ = ['fleet', 'launch', 'ReduceOp', 'all_reduce', 'broadcast', 'all_gather', 'barrier', 'reduce',
+__all__ = ['launch', 'ReduceOp', 'all_reduce', 'broadcast', 'all_gather', 'barrier', 'reduce',
            'reduce_scatter', 'scatter', 'gather', 'alltoall', 'alltoall_single', 'send', 'recv', 'isend', 'irecv',
-           'new_group', 'destroy_process_group', 'get_group', 'Group', 'wait', 'all_gather_object',
+           'new_group', 'destroy_process_group', 'get_group', 'wait', 'all_gather_object',
            'broadcast_object_list', 'scatter_object_list', 'ParallelEnv', 'get_rank', 'get_world_size',
            'init_parallel_env', 'is_initialized', 'is_available', 'get_backend', 'io', 'ParallelMode', 'ReduceType',
            'gloo_init_parallel_env', 'gloo_barrier', 'gloo_release', 'InMemoryDataset', 'QueueDataset',

@@ -2,6 +2,7 @@
 Paddle 2.6.2), the gloo functions on the job's group, distributed.io, the 2.x datasets fed by a
 MultiSlotDataGenerator script, the data generators' output and errors (Paddle's wording), save_state_dict /
 load_state_dict, and the declined names. Two trainers: mpi_more_cases.py (gloo, checkpoint)."""
+import json
 import os
 import pickle
 import subprocess
@@ -15,6 +16,7 @@ import paddle_exec.distributed as dist
 import paddle_exec.distributed.fleet as fleet
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
+from paddle_exec._declined import DECLINED
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import global_scope
 
@@ -194,3 +196,16 @@ def test_save_and_load_state_dict_in_a_job_of_one(tmp_path):
 def test_declined_names_say_why(module, name):
     with pytest.raises(AttributeError, match='is declined by paddle_exec'):
         getattr(module, name)
+
+
+def test_every_name_of_paddle_2_6_2s_distributed_resolves_or_is_declined():
+    """Against the dump of Paddle 2.6.2's `__all__` (tools/api/paddle-2.6.2.json); our `__all__` is Paddle's
+    names less the declined ones."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, 'tools', 'api', 'paddle-2.6.2.json')) as f:
+        names = json.load(f)
+    for path, module in (('paddle.distributed', dist), ('paddle.distributed.fleet', fleet)):
+        declined = DECLINED.get(path, {})
+        for name in names[path]:
+            assert (name in declined) != hasattr(module, name), (path, name)
+    assert sorted(dist.__all__) == sorted(set(names['paddle.distributed']) - set(DECLINED['paddle.distributed']))

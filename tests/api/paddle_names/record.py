@@ -47,7 +47,8 @@ MODULES = {
         'paddle.fluid.transpiler.memory_optimization_transpiler', 'paddle.fluid.transpiler.ps_dispatcher',
         'paddle.fluid.wrapped_decorator'],
     'paddle-2.6.2.json': ['paddle.io', 'paddle.static', 'paddle.static.nn', 'paddle.regularizer', 'paddle.reader',
-                          'paddle.framework', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.signal'],
+                          'paddle.framework', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.signal',
+                          'paddle.distributed', 'paddle.distributed.fleet'],
 }
 
 
