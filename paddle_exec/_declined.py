@@ -58,9 +58,6 @@ AUTO_PARALLEL_INSTEAD = ('fleet.distributed_optimizer (data parallel over MPI, d
 PS_ENTRY = ('an entry (admission rule) of the parameter-server sparse table, which paddle_exec does not run '
             '(collective training only)')
 PS_ENTRY_INSTEAD = 'a dense or is_sparse embedding trained by fleet.distributed_optimizer'
-HYBRID = ('hybrid parallel topology (data x pipeline x sharding x model axes) builds one NCCL group per axis for '
-          'fleet\'s dygraph hybrid training; paddle_exec has the data axis only')
-HYBRID_INSTEAD = 'paddle.distributed.new_group for sub-groups of trainers, fleet.worker_index() / worker_num()'
 CUSTOM_OPS_INSTEAD = 'paddle.static.py_func, or an op registered in paddle_exec/ops/ (docs/architecture.md)'
 
 DECLINED: dict[str, dict[str, tuple[str, str]]] = {
@@ -98,10 +95,6 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
                   'the unsplit layer (paddle.static.nn.fc / paddle.static.nn.embedding)'),
         'to_static': (AUTO_PARALLEL + ' (to_static turns a dygraph dist model into a static one)',
                       'a Program built with paddle.static, run by fleet.distributed_optimizer'),
-    },
-    'paddle.distributed.fleet': {
-        'CommunicateTopology': (HYBRID, HYBRID_INSTEAD),
-        'HybridCommunicateGroup': (HYBRID, HYBRID_INSTEAD),
     },
     'paddle.fluid': {
         'ComplexVariable': (DYGRAPH + ' (ComplexVariable is the dygraph complex tensor of 1.8)', DYGRAPH_INSTEAD),

@@ -9,6 +9,7 @@ import numpy as np
 
 import paddle_exec as paddle
 import paddle_exec.distributed as dist
+import paddle_exec.distributed.fleet as fleet
 import paddle_exec.static as static
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import Scope
@@ -162,7 +163,24 @@ def case_gloo_and_checkpoint():
     report('gloo_checkpoint')
 
 
+def case_hybrid():
+    """A data axis of 2: its group spans both trainers and reduces over them; the model axis groups are single."""
+    hcg = fleet.HybridCommunicateGroup(fleet.CommunicateTopology(dims=[2, 1, 1, 1, 1]))
+    assert hcg.get_parallel_mode() == dist.ParallelMode.DATA_PARALLEL
+    assert hcg.get_data_parallel_rank() == RANK and hcg.get_data_parallel_group().ranks == [0, 1]
+    assert hcg.get_model_parallel_group().ranks == [RANK]
+
+    def build():
+        x = static.data(name='x', shape=[4, 2], dtype='float32')
+        total = paddle.scale(x, 1.0)
+        dist.all_reduce(total, group=hcg.get_data_parallel_group())
+        return [total]
+    _, out = run(build, {'x': mine()})
+    np.testing.assert_array_equal(out[0], theirs(0) + theirs(1))
+    report('hybrid')
+
+
 CASES = {'parts': case_parts, 'p2p': case_p2p, 'groups': case_groups, 'objects': case_objects,
-         'gloo_checkpoint': case_gloo_and_checkpoint}
+         'gloo_checkpoint': case_gloo_and_checkpoint, 'hybrid': case_hybrid}
 for name in sys.argv[1:] or CASES:
     CASES[name]()

@@ -190,9 +190,41 @@ def test_save_and_load_state_dict_in_a_job_of_one(tmp_path):
         dist.load_state_dict({}, str(tmp_path))
 
 
+def test_communicate_topology_as_paddle_2_6_2():
+    """Recorded with Paddle 2.6.2 on the same topology (data 2 x pipe 3 x model 2)."""
+    topo = fleet.CommunicateTopology(['data', 'pipe', 'sharding', 'sep', 'model'], [2, 3, 1, 1, 2])
+    assert topo.world_size() == 12 and topo.get_rank(data=1, pipe=2, sharding=0, sep=0, model=1) == 11
+    assert tuple(topo.get_coord(7)) == (1, 0, 0, 0, 1) and topo.get_coord(7).model == 1
+    assert topo.get_comm_list('data') == [[0, 6], [1, 7], [2, 8], [3, 9], [4, 10], [5, 11]]
+    assert topo.get_comm_list('pipe') == [[0, 2, 4], [1, 3, 5], [6, 8, 10], [7, 9, 11]]
+    assert topo.get_comm_list('model') == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11]]
+    assert topo.get_comm_list('sharding') == [[r] for r in range(12)]
+    assert topo.get_axis_list('pipe', 0) == [0, 1, 6, 7] and topo.get_axis_list('model', 0) == [0, 2, 4, 6, 8, 10]
+    assert topo.get_dim_size('pipe') == 3 and topo.get_hybrid_group_names()[0] == 'data'
+    assert topo.get_fused_ranks(['data', 'model']) == [[0, 1, 6, 7], [2, 3, 8, 9], [4, 5, 10, 11]]
+    assert topo.get_fused_ranks(['pipe']) == [[0, 2, 4], [1, 3, 5], [6, 8, 10], [7, 9, 11]]
+    assert topo.get_rank_from_stage(7, pipe=0) == 7 and topo.get_rank_from_stage(11, pipe=0) == 7
+
+
+def test_hybrid_communicate_group_in_a_job_of_one():
+    dist.destroy_process_group()
+    hcg = fleet.HybridCommunicateGroup(fleet.CommunicateTopology())
+    assert hcg.get_parallel_mode() is None and hcg.topology().world_size() == 1
+    assert (hcg.get_data_parallel_rank(), hcg.get_data_parallel_world_size(), hcg.get_model_parallel_world_size(),
+            hcg.get_stage_id(), hcg.is_first_stage, hcg.is_last_stage) == (0, 1, 1, 0, True, True)
+    group = hcg.get_data_parallel_group()
+    assert group.ranks == [0] and hcg.get_data_parallel_group_src_rank() == 0 and group.id >= 10
+    assert hcg.get_check_parallel_group().ranks == [0] and hcg.get_rank_from_stage(0) == 0
+    with pytest.raises(AssertionError, match='sep not exist'):
+        hcg.get_sep_parallel_group()
+    with pytest.raises(AssertionError):
+        fleet.HybridCommunicateGroup(fleet.CommunicateTopology(dims=[2, 1, 1, 1, 1]))
+    dist.destroy_process_group()
+
+
 @pytest.mark.parametrize('module, name', [
     (dist, 'ProcessMesh'), (dist, 'shard_tensor'), (dist, 'Shard'), (dist, 'CountFilterEntry'), (dist, 'spawn'),
-    (dist, 'split'), (fleet, 'HybridCommunicateGroup'), (fleet, 'CommunicateTopology')])
+    (dist, 'split'), (dist, 'to_static')])
 def test_declined_names_say_why(module, name):
     with pytest.raises(AttributeError, match='is declined by paddle_exec'):
         getattr(module, name)

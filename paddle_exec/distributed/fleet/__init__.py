@@ -4,6 +4,7 @@ from .data_generator import MultiSlotDataGenerator, MultiSlotStringDataGenerator
 from .fleet import DistributedOptimizer, Fleet
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
+from .topology import CommunicateTopology, HybridCommunicateGroup
 from .util import UtilBase
 
 __all__ = ['DistributedStrategy', 'UtilBase', 'UserDefinedRoleMaker', 'PaddleCloudRoleMaker', 'Role', 'Fleet',
@@ -11,7 +12,7 @@ __all__ = ['DistributedStrategy', 'UtilBase', 'UserDefinedRoleMaker', 'PaddleClo
            'is_server', 'worker_endpoints', 'server_num', 'server_index', 'server_endpoints', 'barrier_worker',
            'init_worker', 'stop_worker', 'init_server', 'run_server', 'distributed_optimizer', 'minimize',
            'save_persistables', 'save_inference_model', 'util', 'MultiSlotDataGenerator',
-           'MultiSlotStringDataGenerator']
+           'MultiSlotStringDataGenerator', 'CommunicateTopology', 'HybridCommunicateGroup']
 
 fleet = Fleet()
 init = fleet.init
