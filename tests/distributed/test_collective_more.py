@@ -240,3 +240,22 @@ def test_object_collectives_in_a_job_of_one():
     assert out == [{'x': 3}]
     with pytest.raises(ValueError, match='one object per trainer'):
         dist.scatter_object_list(out, [1, 2], src=0)
+
+
+@pytest.mark.parametrize('root', [0, 1])
+def test_reduce_over_places_lands_on_the_roots_places(root):
+    """Trainer 0 of 2 (mirrored peer) on 2 places: the places' values are summed, then the trainers'; the sum
+    reaches every place of the root, and a trainer that is not the root keeps each place's own value."""
+    def fn(x):
+        total = paddle.scale(x, 1.0)
+        dist.reduce(total, dst=root)
+        return [total]
+    main, _, fetches = build(fn, shape=(-1, 2))
+    x = np.arange(8, dtype='float32').reshape(4, 2)
+    compiled = static.CompiledProgram(main).with_data_parallel(places=static.cpu_places(2))
+    with mirrored(MirrorGroup(nranks=2, rank=0)):
+        out, = static.Executor(paddle.CPUPlace()).run(compiled, feed={'x': x}, fetch_list=fetches, scope=Scope(),
+                                                      return_merged=False)
+    halves = x[:2], x[2:]
+    for p in range(2):
+        np.testing.assert_array_equal(out[p], 2 * (halves[0] + halves[1]) if root == 0 else halves[p])

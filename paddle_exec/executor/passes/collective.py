@@ -24,9 +24,10 @@ collectives is planned the same way on one place.
 4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
    cross-process node (bucket starts and the program's other collectives) depends on the one before it.
 
-Other collectives of the program (an all-reduce of a metric, c_broadcast, c_allgather, barrier) keep their kernel
-on one place; on several places they become one node that combines the places first (reduce, place 0's value, or
-concatenation in (trainer, place) order).
+Other collectives of the program (an all-reduce of a metric, c_broadcast, c_allgather, c_reduce_*, barrier) keep
+their kernel on one place; on several places they become one node that combines the places first (reduce, place
+0's value, or concatenation in (trainer, place) order; a c_reduce's result reaches the root's places only). The ops
+that move parts of a tensor or go to one peer (ONE_PLACE_OPS) are refused on several places.
 
 `check_same_program` is the startup check: the first run of a program with cross-process work compares a digest
 of its collectives and parameters across the trainers, and names the first difference.
@@ -45,7 +46,14 @@ from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRo
 from ...framework.registry import OpInfo
 from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
-from ...ops.collective import ALLREDUCE_OPS, CROSS_PROCESS_OPS, ONE_PLACE_OPS, P2P_OPS, reduce_selected_rows
+from ...ops.collective import (
+    ALLREDUCE_OPS,
+    CROSS_PROCESS_OPS,
+    ONE_PLACE_OPS,
+    P2P_OPS,
+    ROOT_REDUCE_OPS,
+    reduce_selected_rows,
+)
 
 __all__ = ['BUCKET_INFOS', 'has_cross_process_ops', 'plan_collectives', 'span_node', 'check_same_program',
            'sync_persistables', 'check_trainers']
@@ -317,10 +325,19 @@ def _span_kernel(op, n_places: int, copies: bool):
         def run(xs):
             local = np.concatenate([np.asarray(x) for x in xs], axis=0)
             return (spread(np.concatenate(get_group(ring).allgather(local), axis=0)),)
-    else:                                   # barrier
+    elif t in ROOT_REDUCE_OPS:              # the reduction lands on the root's places; the others keep theirs
+        reduce_op, root = ROOT_REDUCE_OPS[t], int(op.attrs.get('root_id', 0))
+
+        def run(xs):
+            group = get_group(ring)
+            total = group.reduce(np.ascontiguousarray(_local_reduce(list(xs), reduce_op, name)), reduce_op, root)
+            return (spread(total) if group.rank == root else list(xs),)
+    elif t == 'barrier':
         def run(xs):
             get_group(ring).barrier()
             return (None if xs is None else list(xs),)
+    else:
+        raise NotImplementedError('%s cannot span %d places of one trainer' % (t, n_places))
     return run
 
 
