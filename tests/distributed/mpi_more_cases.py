@@ -10,7 +10,9 @@ import numpy as np
 import paddle_exec as paddle
 import paddle_exec.distributed as dist
 import paddle_exec.distributed.fleet as fleet
+import paddle_exec.fluid as fluid
 import paddle_exec.static as static
+from paddle_exec.fluid.transpiler.collective import GradAllReduce, LocalSGD
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import Scope
 
@@ -180,7 +182,41 @@ def case_hybrid():
     report('hybrid')
 
 
+def case_transpiler():
+    """fluid.transpiler.collective.GradAllReduce on two trainers, each on its half of the batch, trains as one
+    process on the whole batch; LocalSGD leaves the trainers with one set of parameters."""
+    rng = np.random.RandomState(3)
+    batches = [(rng.rand(8, 4).astype('float32'), rng.rand(8, 1).astype('float32')) for _ in range(3)]
+    endpoints = ['127.0.0.1:6170', '127.0.0.1:6171']
+
+    def train(transpiler, share):
+        main, startup = fluid.Program(), fluid.Program()
+        main.random_seed = startup.random_seed = 5
+        with fluid.program_guard(main, startup), unique_name.guard():
+            x = fluid.data('x', [-1, 4], 'float32')
+            y = fluid.data('y', [-1, 1], 'float32')
+            loss = fluid.layers.mean(fluid.layers.square(fluid.layers.fc(x, 1) - y))
+            fluid.optimizer.SGD(0.5).minimize(loss)
+        if transpiler is not None:
+            transpiler.transpile(startup, main, RANK, endpoints, endpoints[RANK], wait_port=False)
+        exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
+        exe.run(startup, scope=scope)
+        for bx, by in batches:
+            part = slice(4 * RANK, 4 * RANK + 4) if share else slice(None)
+            exe.run(main, feed={'x': bx[part], 'y': by[part]}, fetch_list=[loss], scope=scope)
+        return [np.array(scope.find_var(p.name).value) for p in main.global_block().all_parameters()]
+    want = train(None, False)
+    got = train(GradAllReduce(), True)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    averaged = train(LocalSGD(), True)
+    everyone = dist.get_group().process_group.allgather_object([a.tolist() for a in averaged])
+    assert everyone[0] == everyone[1]
+    report('transpiler')
+
+
 CASES = {'parts': case_parts, 'p2p': case_p2p, 'groups': case_groups, 'objects': case_objects,
-         'gloo_checkpoint': case_gloo_and_checkpoint, 'hybrid': case_hybrid}
+         'gloo_checkpoint': case_gloo_and_checkpoint, 'hybrid': case_hybrid,
+         'transpiler': case_transpiler}
 for name in sys.argv[1:] or CASES:
     CASES[name]()

@@ -241,3 +241,50 @@ def test_every_name_of_paddle_2_6_2s_distributed_resolves_or_is_declined():
         for name in names[path]:
             assert (name in declined) != hasattr(module, name), (path, name)
     assert sorted(dist.__all__) == sorted(set(names['paddle.distributed']) - set(DECLINED['paddle.distributed']))
+
+
+def fluid_model():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.data('x', [-1, 4], 'float32')
+        y = fluid.data('y', [-1, 1], 'float32')
+        loss = fluid.layers.mean(fluid.layers.square(fluid.layers.fc(x, 1) - y))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    return main, startup
+
+
+ENDPOINTS = '127.0.0.1:6170,127.0.0.1:6171'
+
+
+def test_grad_allreduce_transpiler_writes_paddles_collective_ops():
+    """Paddle 1.8's GradAllReduce (nrings 2): per ring c_gen_nccl_id + c_comm_init, parameters broadcast from trainer
+    0; loss@GRAD scaled by 1/2, each gradient synced and all-reduced on the rings in turn, the comm streams synced
+    before the first update; the programs before the rewrite kept. (Two trainers: mpi_more_cases.py.)"""
+    main, startup = fluid_model()
+    fluid.transpiler.collective.GradAllReduce().transpile(startup, main, 1, ENDPOINTS, '127.0.0.1:6171', False)
+    assert [op.type for op in startup.global_block().ops][3:] == [
+        'c_gen_nccl_id', 'c_comm_init', 'c_gen_nccl_id', 'c_comm_init', 'c_broadcast', 'c_broadcast',
+        'c_sync_comm_stream', 'c_sync_comm_stream']
+    ops = main.global_block().ops
+    kinds = [(op.type, op.attrs.get('ring_id')) for op in ops if op.type.startswith('c_')]
+    assert kinds == [('c_sync_calc_stream', None), ('c_allreduce_sum', 1), ('c_sync_calc_stream', None),
+                     ('c_allreduce_sum', 0), ('c_sync_comm_stream', 0), ('c_sync_comm_stream', 1)]
+    scale = next(op for op in ops if op.type == 'scale')
+    assert scale.attrs['scale'] == 0.5
+    assert [op.type for op in ops][-2:] == ['sgd', 'sgd']
+    assert not any(op.type.startswith('c_') for op in main._origin_program.global_block().ops)
+    with pytest.raises(ValueError, match='the number of endpoints must > 1'):
+        fluid.transpiler.collective.GradAllReduce().transpile(startup, main, 0, '127.0.0.1:6170', '127.0.0.1:6170',
+                                                              False)
+    with pytest.raises(ValueError, match='is not in'):
+        fluid.transpiler.collective.LocalSGD().transpile(startup, main, 0, ENDPOINTS, '127.0.0.1:9', False)
+
+
+def test_local_sgd_transpiler_averages_the_parameters_after_the_update():
+    main, startup = fluid_model()
+    fluid.transpiler.collective.LocalSGD(nrings=1).transpile(startup, main, 0, ENDPOINTS, '127.0.0.1:6170', False)
+    types = [op.type for op in main.global_block().ops]
+    first_update = types.index('sgd')
+    assert types.count('c_allreduce_sum') == 2 and types.index('c_allreduce_sum') > first_update
+    assert types[-3:] == ['scale', 'elementwise_sub', 'assign']
+    assert [op.type for op in startup.global_block().ops][-2:] == ['assign', 'assign']    # the snapshots
