@@ -72,6 +72,33 @@ def test_ops_print_as_paddle_2_6_2s(name, fn, types):
     assert printed(main, types) == [PADDLE_26[name]]
 
 
+def as_trainer(monkeypatch, rank, nranks):
+    """Programs built as trainer `rank` of `nranks` (the attributes nranks, and scatter's choice of list)."""
+    monkeypatch.setattr('paddle_exec.distributed.collective.get_world_size', lambda: nranks)
+    monkeypatch.setattr('paddle_exec.distributed.collective.get_rank', lambda: rank)
+
+
+# Paddle 2.6.2 as trainer 0 of 2 (PADDLE_TRAINERS_NUM=2, PADDLE_TRAINER_ID=0), less op_device / with_quant_attr
+PADDLE_26_TWO = {
+    'c_scatter': ("{Out=['o']} = c_scatter(inputs={X=['concat_0.tmp_0']}, nranks = 2, op_namescope = /, op_role = 0, "
+                  "op_role_var = [], ring_id = 0, root = 0, use_calc_stream = True)"),
+    'reduce_scatter': ("{out=['o']} = reduce_scatter(inputs={x=['x']}, nranks = 2, op_namescope = /, op_role = 0, "
+                       "op_role_var = [], ring_id = 0)"),
+}
+
+
+def test_ops_of_a_job_of_two_print_as_paddle_2_6_2s(monkeypatch):
+    as_trainer(monkeypatch, 0, 2)
+
+    def fn(x):
+        out = static.data('o', [2, 2], 'float32')
+        dist.scatter(out, [x[:2], x[2:]], src=0)
+        dist.reduce_scatter(out, x)
+    main, _, _ = build(fn)
+    assert printed(main, {'c_scatter', 'reduce_scatter'}) == [PADDLE_26_TWO['c_scatter'],
+                                                              PADDLE_26_TWO['reduce_scatter']]
+
+
 def test_a_job_of_one_trainer_keeps_its_tensors():
     """One trainer: reduce and alltoall are identities, scatter / reduce_scatter keep the one part (all of it),
     gather gives [x], send then recv hands the tensor to itself."""
@@ -94,12 +121,6 @@ def test_a_job_of_one_trainer_keeps_its_tensors():
     out = run(*build(fn), x)
     for got, want in zip(out, [x, x, 2 * x, 3 * x, x, x]):
         np.testing.assert_array_equal(got, want)
-
-
-def as_trainer(monkeypatch, rank, nranks):
-    """Programs built as trainer `rank` of `nranks` (the attributes nranks, and scatter's choice of list)."""
-    monkeypatch.setattr('paddle_exec.distributed.collective.get_world_size', lambda: nranks)
-    monkeypatch.setattr('paddle_exec.distributed.collective.get_rank', lambda: rank)
 
 
 def test_collectives_over_mirrored_peers(monkeypatch):
