@@ -101,3 +101,28 @@ def convert_dtype(dtype) -> str:
 
 def is_float(dtype) -> bool:
     return to_var_type(dtype) in FLOAT_TYPES
+
+
+COMPLEX_TYPES = (VarType.COMPLEX64, VarType.COMPLEX128)
+_REAL_OF_COMPLEX = {VarType.COMPLEX64: VarType.FP32, VarType.COMPLEX128: VarType.FP64}
+_COMPLEX_OF_REAL = {VarType.FP32: VarType.COMPLEX64, VarType.FP64: VarType.COMPLEX128}
+
+
+def is_complex(dtype) -> bool:
+    return to_var_type(dtype) in COMPLEX_TYPES
+
+
+def real_dtype(dtype) -> VarType:
+    """complex64 -> float32, complex128 -> float64; a real dtype is itself."""
+    vt = to_var_type(dtype)
+    return _REAL_OF_COMPLEX.get(vt, vt)
+
+
+def complex_dtype(dtype) -> VarType:
+    """float32 -> complex64, float64 -> complex128 (Paddle's rule for fft of real input); complex stays."""
+    vt = to_var_type(dtype)
+    if vt in COMPLEX_TYPES:
+        return vt
+    if vt not in _COMPLEX_OF_REAL:
+        raise TypeError('data type %s has no complex counterpart (float32 and float64 do)' % convert_dtype(vt))
+    return _COMPLEX_OF_REAL[vt]

@@ -1,8 +1,11 @@
 """paddle.* tensor functions (2.x signatures) over the shared builders."""
+from .complex import *
 from .creation import *
+from .elementwise import *
 from .logic import *
 from .manipulation import *
 from .math import *
+from .ops import *
 from .random import *
 from .search import *
 from .stat import *

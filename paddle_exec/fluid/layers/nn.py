@@ -18,6 +18,7 @@ from ...layers.activation import (
            relu,
            relu6,
            selu,
+           soft_relu,
            softmax,
            stanh,
            swish,
@@ -89,5 +90,6 @@ __all__ = ['autoincreased_step_counter', 'batch_norm', 'bmm', 'brelu', 'clamp', 
            'one_hot', 'pad', 'pad2d', 'pixel_shuffle', 'pool2d', 'pow', 'prelu', 'py_func', 'randint', 'rank',
            'reduce_all', 'reduce_any', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_prod', 'reduce_sum', 'relu',
            'relu6', 'reshape', 'resize_bilinear', 'resize_nearest', 'roll', 'scale', 'scatter', 'scatter_nd_add',
-           'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'softmax', 'split', 'squeeze', 'stack', 'stanh',
-           'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack', 'where']
+           'selu', 'shape', 'sign', 'size', 'slice', 'smooth_l1', 'soft_relu', 'softmax', 'split', 'squeeze', 'stack',
+           'stanh', 'strided_slice', 'sum', 'swish', 'topk', 'transpose', 'uniform_random', 'unsqueeze', 'unstack',
+           'where']
