@@ -38,6 +38,13 @@ defop('atan2', ['X1', 'X2'], ['Out'], grad=GradSpec(('X1', 'X2', 'Out@GRAD'), ('
 
 @shape_rule('atan2')
 def _atan2_shape(ctx):
+    xs, ys = ctx.in_shape('X1'), ctx.in_shape('X2')
+    if len(xs) != len(ys):
+        raise ValueError('(InvalidArgument) The rank (%d) of X shall be same as rank (%d) of Y.' % (len(xs), len(ys)))
+    for i, (a, b) in enumerate(zip(xs, ys)):
+        if a > b >= 0:
+            raise ValueError('(InvalidArgument) The count (%d) of elements of X shall not greater than count (%d) of '
+                             'elements of Y.' % (a, b))
     dtype = ctx.in_dtype('X1')
     # Paddle's integer atan2 computes in double
     ctx.set_output('Out', _broadcast_shape(ctx, 'X1', 'X2'),

@@ -1,5 +1,6 @@
-"""Reduction ops: reduce_sum / reduce_mean / reduce_max / reduce_min / reduce_prod, softmax and log_softmax, on the
-numba kernels of kernels/reduce.py.
+"""Reduction ops: reduce_sum / reduce_mean / reduce_max / reduce_min / reduce_prod, 2.x's reduce_amax / reduce_amin
+(the max / min whose gradient is shared among ties), softmax and log_softmax, on the numba kernels of
+kernels/reduce.py.
 
 Attributes are Paddle's: `dim` (a list, negative allowed), `keep_dim`, `reduce_all`, plus `in_dtype` /
 `out_dtype` (-1: the input dtype; reduce_sum honours out_dtype, as paddle.sum(dtype=...) sets it). An empty
@@ -25,6 +26,20 @@ _REDUCE = {
     'reduce_min': (KR.reduce_min_forward, KR.reduce_min_backward, True),
     'reduce_prod': (KR.reduce_prod_forward, KR.reduce_prod_backward, True),
 }
+
+
+def _extreme_share_backward(x, out, dout, dims, keep_dim, reduce_all):
+    """reduce_amax / reduce_amin's gradient: dout shared evenly among the elements equal to the extreme (2.x;
+    reduce_max gives every tie the whole dout)."""
+    red = normalized_dims('reduce_amax', x.ndim, dims, reduce_all)
+    kept = tuple(1 if i in red else n for i, n in enumerate(x.shape))
+    ties = x == out.reshape(kept)
+    count = ties.sum(axis=red, keepdims=True)
+    return (ties * (dout.reshape(kept) / count)).astype(x.dtype)
+
+
+_REDUCE['reduce_amax'] = (KR.reduce_max_forward, _extreme_share_backward, True)
+_REDUCE['reduce_amin'] = (KR.reduce_min_forward, _extreme_share_backward, True)
 
 for _t, (_, _, _reads_out) in _REDUCE.items():
     defop(_t, ['X'], ['Out'], _REDUCE_ATTRS,

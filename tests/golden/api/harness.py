@@ -23,7 +23,7 @@ class Case(object):
     the forward program (float64 inputs only)."""
 
     def __init__(self, name, build, feeds, grads=(), grad_outs=(0,), tol=(1e-5, 1e-6), ref=None, fd=True,
-                 api='paddle', check=None):
+                 api='paddle', check=None, paddle_grads=True, record=True):
         self.name = name
         self.build = build
         self.feeds = feeds
@@ -34,6 +34,12 @@ class Case(object):
         self.fd = fd
         self.api = api
         self.check = check      # outputs compared; None: all
+        # False where Paddle's static graph has no gradient for the op (2.6.2's diag_v2): the recording keeps the
+        # outputs only, and paddle_exec's gradient is checked against finite differences alone
+        self.paddle_grads = paddle_grads
+        # False where Paddle's static graph computes something wrong (a bug of that version): no recording, the
+        # case is checked against its numpy reference and finite differences
+        self.record = record
 
     def __repr__(self):
         return 'Case(%s)' % self.name
@@ -95,7 +101,7 @@ def _executor(P, case):
     return (P if case.api == 'fluid' else P.static).Executor(P.CPUPlace())
 
 
-def run(P, case, seed=None):
+def run(P, case, with_grads=True):
     """Runs the case on module P; returns the named results (see the module docstring)."""
     feed = {k: np.asarray(a) for k, a in case.feeds.items()}
     main, startup, outs, _, _ = _program(P, case, None)
@@ -103,7 +109,7 @@ def run(P, case, seed=None):
     exe.run(startup)
     got = exe.run(main, feed=feed, fetch_list=outs)
     result = {'out%d' % i: np.asarray(g) for i, g in enumerate(got)}
-    if case.grads:
+    if case.grads and with_grads:
         main, startup, loss, grads, wfeed = _grad_program(P, case, got)
         wfeed.update(feed)
         exe.run(startup)

@@ -31,10 +31,13 @@ def record(family):
         P = paddle
     arrays = {}
     for case in module.CASES:
+        if not case.record:
+            print('%s/%s: not recorded: Paddle computes it wrongly (see the case)' % (family, case.name))
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter('ignore')
-                result = harness.run(P, case)
+                result = harness.run(P, case, with_grads=case.paddle_grads)
         except Exception as exc:  # noqa: BLE001 - reported, the case is left out
             print('%s/%s: not recorded: %s: %s' % (family, case.name, type(exc).__name__, str(exc)[:300]))
             continue
