@@ -67,7 +67,8 @@ def _take_along_axis_grad_kernel(spec):
     return run
 
 
-defop('put_along_axis', ['Input', 'Index', 'Value'], ['Result'], {'Axis': 0, 'Reduce': 'assign', 'include_self': True},
+defop('put_along_axis', ['Input', 'Index', 'Value'], ['Result'],
+      {'Axis': 0, 'Reduce': 'assign', 'Include_self': True},
       grad=GradSpec(('Input', 'Index', 'Value', 'Result', 'Result@GRAD'), ('Input@GRAD', 'Value@GRAD')))
 
 
@@ -95,7 +96,7 @@ def _put_layout(x, index, values, axis: int):
 @kernel_rule('put_along_axis')
 def _put_along_axis_kernel(spec):
     axis_attr, reduce = spec.attr('Axis'), KS.REDUCE_CODES[spec.attr('Reduce')]
-    include_self = bool(spec.attr('include_self'))
+    include_self = bool(spec.attr('Include_self'))
 
     def run(x, index, value):
         axis = norm_axis(axis_attr, x.ndim, 'put_along_axis')
@@ -110,7 +111,7 @@ def _put_along_axis_kernel(spec):
 @kernel_rule('put_along_axis_grad')
 def _put_along_axis_grad_kernel(spec):
     axis_attr, reduce_name = spec.attr('Axis'), spec.attr('Reduce')
-    reduce, include_self = KS.REDUCE_CODES[reduce_name], bool(spec.attr('include_self'))
+    reduce, include_self = KS.REDUCE_CODES[reduce_name], bool(spec.attr('Include_self'))
     want_x, want_v = spec.has_output('Input@GRAD'), spec.has_output('Value@GRAD')
 
     def run(x, index, value, result, dout):

@@ -493,6 +493,48 @@ def _fro_grad_kernel(spec):
     return run
 
 
+# --- renorm: slices along `axis` rescaled to p-norm <= max_norm ------------------------------------------------------
+
+defop('renorm', ['X'], ['Out'], {'p': 2.0, 'axis': 0, 'max_norm': 1.0}, grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
+
+
+def _renorm_parts(x, p: float, axis: int, max_norm: float):
+    """(the norms of the slices, kept as [.., n, ..] broadcastable, the scale applied)."""
+    axes = tuple(i for i in range(x.ndim) if i != axis)
+    norms = (np.abs(x) ** p).sum(axis=axes, keepdims=True) ** (1.0 / p)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    return norms, scale, axes
+
+
+@shape_rule('renorm')
+def _renorm_shape(ctx):
+    ctx.set_output('Out', ctx.in_shape('X'), ctx.in_dtype('X'))
+
+
+@kernel_rule('renorm')
+def _renorm_kernel(spec):
+    p, axis_attr, max_norm = float(spec.attr('p')), spec.attr('axis'), float(spec.attr('max_norm'))
+
+    def run(x):
+        _, scale, _ = _renorm_parts(x, p, norm_axis(axis_attr, x.ndim, 'renorm'), max_norm)
+        return ((x * scale).astype(x.dtype),)
+    return run
+
+
+@kernel_rule('renorm_grad')
+def _renorm_grad_kernel(spec):
+    p, axis_attr, max_norm = float(spec.attr('p')), spec.attr('axis'), float(spec.attr('max_norm'))
+
+    def run(x, dout):
+        norms, scale, axes = _renorm_parts(x, p, norm_axis(axis_attr, x.ndim, 'renorm'), max_norm)
+        # a rescaled slice: d(max_norm x / (n + eps)) = scale dout - max_norm (dout . x) dn/dx / (n + eps)^2
+        dnorm = np.sign(x) * np.abs(x) ** (p - 1) * norms ** (1 - p)
+        inner = (dout * x).sum(axis=axes, keepdims=True)
+        rescaled = scale * dout - max_norm * dnorm * inner / (norms + 1e-7) ** 2
+        return (np.where(norms > max_norm, rescaled, dout).astype(x.dtype),)
+    return run
+
+
 # --- tril_indices / triu_indices ----------------------------------------------------------------------------------
 
 defop('tril_indices', [], ['out'], {'rows': 0, 'cols': 0, 'offset': 0, 'dtype': int(VarType.INT64)})

@@ -12,6 +12,8 @@ _grad (X, Out, Out@GRAD), softmax_grad / log_softmax_grad (Out, Out@GRAD).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework.dtype import VarType, to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..kernels import reduce as KR
@@ -75,7 +77,11 @@ def _out_dtype(attr: int, x_dtype):
 def _reduce_shape(ctx):
     xs = ctx.in_shape('X')
     out = reduce_out_shape(ctx.op.type, xs, ctx.attr('dim'), ctx.attr('keep_dim'), ctx.attr('reduce_all'))
-    dtype = _out_dtype(ctx.attr('out_dtype'), ctx.in_dtype('X')) if ctx.op.type == 'reduce_sum' else None
+    dtype = None
+    if ctx.op.type == 'reduce_sum':
+        dtype = _out_dtype(ctx.attr('out_dtype'), ctx.in_dtype('X'))
+        if dtype == VarType.BOOL:
+            dtype = VarType.INT64        # Paddle 2.x's sum counts bools (phi's SumKernel)
     ctx.set_output('Out', out, dtype or ctx.in_dtype('X'))
 
 
@@ -98,6 +104,8 @@ def _reduce_kernel(spec):
     if spec.type == 'reduce_sum' and int(spec.attr('out_dtype')) >= 0:
         out_dtype = to_numpy(VarType(int(spec.attr('out_dtype'))))
         return lambda x: (forward(x, dims, keep_dim, reduce_all, out_dtype),)
+    if spec.type == 'reduce_sum':   # bools are counted (int64), as Paddle 2.x's SumKernel does
+        return lambda x: (forward(x.astype(np.int64) if x.dtype == np.bool_ else x, dims, keep_dim, reduce_all),)
     return lambda x: (forward(x, dims, keep_dim, reduce_all),)
 
 

@@ -1,13 +1,17 @@
 """paddle.* tensor functions (2.x signatures) over the shared builders."""
+from .arrange import *
 from .complex import *
 from .creation import *
 from .elementwise import *
+from .gather_scatter import *
 from .linalg import cholesky, inverse, norm
 from .logic import *
 from .manipulation import *
 from .math import *
 from .matrix import *
 from .ops import *
+from .order import *
 from .random import *
+from .reduction import *
 from .search import *
 from .stat import *
