@@ -6,7 +6,7 @@ on numpy and numba.
 """
 from . import executor  # noqa: I001  (first: executor/config.py reads the environment and sets the kernels' mode)
 from . import ops as _ops  # registers every op
-from . import framework, static, nn, optimizer, regularizer, fluid, linalg
+from . import framework, static, nn, optimizer, regularizer, fluid, linalg, fft, signal
 from .framework import CPUPlace, CUDAPlace, is_compiled_with_cuda
 from .framework.dtype import VarType as dtype
 from .param_attr import ParamAttr

@@ -6,4 +6,4 @@ below does not matter: each op type is registered by exactly one module (a secon
 from ..framework import registry  # noqa: I001  (the registry first: every family module fills it)
 from . import math, activation, reduce, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
 from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image
-from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange
+from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
