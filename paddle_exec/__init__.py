@@ -9,8 +9,12 @@ from . import ops as _ops  # registers every op
 from . import framework, static, nn, optimizer, regularizer, fluid, linalg, fft, signal
 from .framework import CPUPlace, CUDAPlace, is_compiled_with_cuda
 from .framework.dtype import VarType as dtype
+from .layers.creation import create_parameter
 from .param_attr import ParamAttr
+from .settings import *
 from .tensor import *
+from .tensor.declined import DECLINED as _DECLINED
+from .tensor.declined import declined_error as _declined_error
 from .utils_compat import *
 
 __version__ = '0.1.0'
@@ -18,6 +22,8 @@ __version__ = '0.1.0'
 bool = dtype.BOOL
 int8, uint8, int16, int32, int64 = dtype.INT8, dtype.UINT8, dtype.INT16, dtype.INT32, dtype.INT64
 float16, float32, float64 = dtype.FP16, dtype.FP32, dtype.FP64
+# bfloat16 names Paddle's dtype (no numpy equivalent: casting to it raises); complex64 / complex128 are numpy's
+bfloat16, complex64, complex128 = dtype.BF16, dtype.COMPLEX64, dtype.COMPLEX128
 
 
 def enable_static() -> None:
@@ -31,3 +37,10 @@ def disable_static(place=None) -> None:
 
 def in_dynamic_mode():
     return False
+
+
+def __getattr__(name):
+    """Names paddle_exec declines raise AttributeError saying why (tensor/declined.py)."""
+    if name in _DECLINED:
+        raise _declined_error('paddle_exec', name)
+    raise AttributeError("module 'paddle_exec' has no attribute '%s'" % name)

@@ -7,3 +7,4 @@ from ..framework import registry  # noqa: I001  (the registry first: every famil
 from . import math, activation, reduce, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
 from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
+from . import sampling, einsum

@@ -2,8 +2,10 @@
 from .arrange import *
 from .complex import *
 from .creation import *
+from .einsum import *
 from .elementwise import *
 from .gather_scatter import *
+from .inplace import *
 from .linalg import cholesky, inverse, norm
 from .logic import *
 from .manipulation import *

@@ -16,12 +16,15 @@ from ..layers.casting import cast
 from ..layers.checks import check_variable_and_dtype
 from ..layers.helper import LayerHelper
 from ..layers.math import scale
+from . import creation as _creation
+from . import math as _math
 from .complex import complex_sign
-from .math import sign, subtract
+from .math import greater_equal, isinf, less_than, sign, subtract
+from .search import where
 
 __all__ = ['acos', 'asin', 'atan', 'acosh', 'asinh', 'atanh', 'cosh', 'sinh', 'tan', 'expm1', 'log2', 'log10',
            'trunc', 'digamma', 'lgamma', 'erfinv', 'i0', 'i0e', 'i1', 'i1e', 'polygamma', 'logit', 'neg', 'sgn',
-           'frac', 'deg2rad', 'rad2deg']
+           'frac', 'deg2rad', 'rad2deg', 'frexp']
 
 _FLOATS = ('float16', 'float32', 'float64')
 _INTS = ('int32', 'int64')
@@ -118,3 +121,21 @@ def deg2rad(x, name=None):
 def rad2deg(x, name=None):
     """paddle.rad2deg: x * 180 / pi (a `scale`)."""
     return _angle_scale('rad2deg', 180.0 / math.pi, x, name)
+
+
+def frexp(x, name=None):
+    """paddle.frexp: (mantissa, exponent) with x = mantissa * 2^exponent, |mantissa| in [0.5, 1) (0 for 0), both
+    in x's float dtype; composed of abs / log2 / floor / where / elementwise ops as 2.6.2 composes it."""
+    if convert_dtype(x.dtype) not in ('float32', 'float64'):
+        raise TypeError("The data type of input must be one of ['float32', 'float64'], but got %s"
+                        % convert_dtype(x.dtype))
+    magnitude = _math.abs(x)
+    exponent = _math.floor(log2(magnitude))
+    # log2(0) = -inf: a zero gets exponent 0 (then 1 below, as 2.6.2) and mantissa 0
+    exponent = where(isinf(exponent), _creation.zeros_like(exponent), exponent)
+    mantissa = magnitude / _math.pow(_creation.full_like(exponent, 2.0), exponent)
+    ge_one = greater_equal(mantissa, _creation.full_like(mantissa, 1.0))
+    exponent = where(ge_one, exponent + 1.0, exponent)
+    mantissa = where(ge_one, mantissa / 2.0, mantissa)
+    negative = less_than(x, _creation.full_like(x, 0.0))
+    return where(negative, -mantissa, mantissa), exponent
