@@ -170,9 +170,9 @@ def _fwd_scalar(op, v, a, b, c):
     elif op == SELU:  # a = scale, b = alpha
         return a * v if v > 0 else a * (b * math.exp(v) - b)
     elif op == FLOOR:
-        return math.floor(v)
+        return np.floor(v)   # math.floor is an int in numba: wrong for inf and nan
     elif op == CEIL:
-        return math.ceil(v)
+        return np.ceil(v)
     elif op == ROUND:
         return _round_half_away(v)
     elif op >= ACOS:
