@@ -161,7 +161,12 @@ def _crop_tensor_shape(ctx):
         if len(shape) != len(xs):
             raise ValueError('The number of elements (%d) of attribute shape of CropTensorOp should be equal to the '
                              'dimension size (%d) of Input(X).' % (len(shape), len(xs)))
-        shape = [xs[i] if d == -1 else d for i, d in enumerate(shape)]
+        offsets = list(ctx.attr('offsets')) if not (ctx.has_input('Offsets') or ctx.has_input('OffsetsTensor')) \
+            else [-1] * len(xs)
+        offsets = offsets or [0] * len(xs)
+        # -1: to the end of the dim from the offset
+        shape = [(xs[i] - offsets[i] if xs[i] >= 0 and offsets[i] >= 0 else -1) if d == -1 else d
+                 for i, d in enumerate(shape)]
     ctx.set_output('Out', tuple(shape), ctx.in_dtype('X'))
 
 

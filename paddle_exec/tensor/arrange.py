@@ -13,6 +13,7 @@ import numpy as np
 
 from ..framework.dtype import VarType, convert_dtype, to_var_type
 from ..framework.variable import Variable
+from ..layers import select as _select
 from ..layers.casting import cast
 from ..layers.checks import check_variable_and_dtype
 from ..layers.creation import assign, fill_constant
@@ -128,39 +129,8 @@ def expand_as(x, y, name=None):
 
 
 def crop(x, shape=None, offsets=None, name=None):
-    """paddle.crop: the block of `shape` at `offsets` (crop_tensor; both may hold tensors)."""
-    check_variable_and_dtype(x, 'x', ('float32', 'float64', 'int32', 'int64'), 'crop_tensor')
-    inputs, attrs = {'X': x}, {}
-    offsets = [0] * len(x.shape) if offsets is None else offsets
-    shape = list(x.shape) if shape is None else shape
-    for key, value, whole, parts, hole in (('offsets', offsets, 'Offsets', 'OffsetsTensor', -1),
-                                           ('shape', shape, 'Shape', 'ShapeTensor', 0)):
-        if isinstance(value, Variable):
-            value.stop_gradient = True
-            inputs[whole] = value
-            attrs[key] = [-1] * len(x.shape)
-        elif any(isinstance(v, Variable) for v in value):
-            tensors, attr = [], []
-            for v in value:
-                if isinstance(v, Variable):
-                    v.stop_gradient = True
-                    tensors.append(v)
-                    attr.append(hole)
-                else:
-                    tensors.append(fill_constant([1], 'int32', int(v), force_cpu=True))
-                    attr.append(int(v))
-            inputs[parts] = tensors
-            attrs[key] = attr
-        else:
-            for v in value:
-                if key == 'shape' and (v == 0 or v < -1):
-                    raise ValueError("Attr(shape) of Op(crop_tensor) should not be zero or less than -1, but "
-                                     "received: %s." % v)
-                if key == 'offsets' and v < 0:
-                    raise ValueError("Attr(offsets) of Op(crop_tensor) should be greater or equal to zero, but "
-                                     "received: %s." % v)
-            attrs[key] = [int(v) for v in value]
-    return append_op('crop_tensor', inputs, {'Out': x.dtype}, attrs, name=name)
+    """paddle.crop: the block of `shape` at `offsets` (fluid's crop_tensor; both may hold tensors)."""
+    return _select.crop_tensor(x, list(x.shape) if shape is None else shape, offsets, name)
 
 
 def moveaxis(x, source, destination, name=None):
@@ -249,14 +219,10 @@ def vsplit(x, num_or_sections, name=None):
 
 
 def meshgrid(*args, **kwargs):
-    """paddle.meshgrid: 'ij' grids of the 1-D inputs (one `meshgrid`)."""
+    """paddle.meshgrid: 'ij' grids of the 1-D inputs (fluid's builder: one `meshgrid`)."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = args[0]
-    for i, v in enumerate(args):
-        check_variable_and_dtype(v, 'input[%d]' % i, ('float16', 'float32', 'float64', 'int32', 'int64'),
-                                 'meshgrid')
-    out = append_op('meshgrid', {'X': list(args)}, {'Out': [v.dtype for v in args]}, name=kwargs.get('name'))
-    return out if isinstance(out, list) else [out]
+    return _select.meshgrid(list(args), name=kwargs.get('name'))
 
 
 def combinations(x, r=2, with_replacement=False, name=None):

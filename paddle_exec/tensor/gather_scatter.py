@@ -14,6 +14,7 @@ import numpy as np
 
 from ..framework.dtype import convert_dtype
 from ..framework.variable import Variable
+from ..layers import select as _select
 from ..layers.casting import cast
 from ..layers.checks import check_variable_and_dtype
 from ..layers.creation import assign, fill_constant
@@ -91,10 +92,7 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
 
 def index_sample(x, index):
     """paddle.index_sample: out[i, j] = x[i, index[i, j]] for 2-D x and index."""
-    check_variable_and_dtype(x, 'x', ('float16', 'float32', 'float64', 'int32', 'int64'), 'paddle.tensor.search.'
-                             'index_sample')
-    check_variable_and_dtype(index, 'index', ('int32', 'int64'), 'paddle.tensor.search.index_sample')
-    return append_op('index_sample', {'X': x, 'Index': index}, {'Out': x.dtype})
+    return _select.index_sample(x, index)
 
 
 def index_add(x, index, axis, value, name=None):
@@ -170,19 +168,12 @@ def take(x, index, mode='raise', name=None):
 
 def scatter_nd(index, updates, shape, name=None):
     """paddle.scatter_nd: updates summed into zeros of `shape` at `index` (scatter_nd_add into zeros)."""
-    zeros = fill_constant(list(shape), updates.dtype, 0.0)
-    return append_op('scatter_nd_add', {'X': zeros, 'Index': index, 'Updates': updates}, {'Out': updates.dtype},
-                     name=name)
+    return _select.scatter_nd(index, updates, shape, name)
 
 
 def multiplex(inputs, index, name=None):
     """paddle.multiplex: row i of the output is row i of inputs[index[i]]."""
-    if not isinstance(inputs, list) or len(inputs) < 2:
-        raise ValueError("inputs should be a list object with at least 2 elements.")
-    for i, v in enumerate(inputs):
-        check_variable_and_dtype(v, 'input[%d]' % i, ('float32', 'float64', 'int32', 'int64'), 'multiplex')
-    check_variable_and_dtype(index, 'index', ('int32', 'int64'), 'multiplex')
-    return append_op('multiplex', {'X': inputs, 'Ids': index}, {'Out': inputs[0].dtype}, name=name)
+    return _select.multiplex(list(inputs), index)
 
 
 def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):  # noqa: A002 - Paddle's argument name

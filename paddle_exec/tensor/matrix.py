@@ -9,6 +9,7 @@ t is a transpose2 (helper `t`).
 from __future__ import annotations
 
 from ..framework.variable import Variable
+from ..layers import linalg as _linalg
 from ..layers.checks import check_variable_and_dtype
 from ..layers.helper import LayerHelper
 from ._append import append_op
@@ -23,10 +24,8 @@ _NUMBERS = _FLOATS + ('int32', 'int64')
 
 
 def kron(x, y, name=None):
-    """paddle.kron: the Kronecker product (`kron`)."""
-    check_variable_and_dtype(x, 'x', _NUMBERS, 'kron')
-    check_variable_and_dtype(y, 'y', _NUMBERS, 'kron')
-    return append_op('kron', {'X': x, 'Y': y}, {'Out': x.dtype}, name=name)
+    """paddle.kron: the Kronecker product (fluid's builder, the same `kron` op)."""
+    return _linalg.kron(x, y, name=name)
 
 
 def cross(x, y, axis=9, name=None):
