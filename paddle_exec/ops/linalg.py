@@ -18,7 +18,8 @@ Gradients (real inputs), as Paddle's grad kernels:
     solve            dB = A^-T dout, dA = -dB X^T
     triangular_solve the same with the triangle kept (and the unit diagonal dropped)
     cholesky_solve   dB = cholesky_solve(dout), dA = -dB X^T, then through A = L L^T to the factor
-eig, eigvals, matrix_rank and lstsq have no gradient here (eig's complex gradient is not implemented).
+    eig              V^-H (diag(dw) + P(V^H dV) / conj(w_j - w_i)) V^H, P keeping the eigenvectors' unit norm
+eigvals, matrix_rank and lstsq have no gradient (as in Paddle).
 """
 from __future__ import annotations
 
@@ -290,7 +291,8 @@ def _qr_grad_kernel(spec):
 
 # --- eig, eigh, eigvals, eigvalsh ----------------------------------------------------------------------------------
 
-defop('eig', ['X'], ['Eigenvalues', 'Eigenvectors'])
+defop('eig', ['X'], ['Eigenvalues', 'Eigenvectors'],
+      grad=GradSpec(('X', 'Eigenvalues', 'Eigenvectors', 'Eigenvalues@GRAD', 'Eigenvectors@GRAD'), ('X@GRAD',)))
 defop('eigvals', ['X'], ['Out'])
 defop('eigh', ['X'], ['Eigenvalues', 'Eigenvectors'], {'UPLO': 'L'},
       grad=GradSpec(('Eigenvalues', 'Eigenvectors', 'Eigenvalues@GRAD', 'Eigenvectors@GRAD'), ('X@GRAD',)))
@@ -335,6 +337,28 @@ def _eig_kernel(spec):
         w, v = np.linalg.eig(x)
         ctype = np.result_type(x.dtype, np.complex64)
         return w.astype(ctype), v.astype(ctype)
+    return run
+
+
+@kernel_rule('eig_grad')
+def _eig_grad_kernel(spec):
+    def run(x, w, v, dw, dv):
+        # with unit-norm eigenvectors (LAPACK's geev): V^-H (diag(dw) + P(V^H dV) / conj(w_j - w_i)) V^H, where P
+        # removes the part along V^H V Re(diag(V^H dV)) (the norm constraint); real input keeps the real part
+        vh = np.conj(_t(v))
+        n = w.shape[-1]
+        eye = np.eye(n, dtype=bool)
+        inner = np.zeros(v.shape, v.dtype)
+        if dv is not None:
+            vhdv = vh @ dv
+            diag_real = np.real(np.diagonal(vhdv, axis1=-2, axis2=-1))
+            vhdv = vhdv - (vh @ v) * diag_real[..., None, :]
+            e = np.conj(w)[..., None, :] - np.conj(w)[..., :, None]
+            inner = inner + np.where(eye, 0, vhdv / np.where(eye, 1, e))
+        if dw is not None:
+            inner = inner + dw[..., None, :] * eye
+        g = np.linalg.solve(vh, inner @ vh)
+        return ((np.real(g) if x.dtype.kind != 'c' else g).astype(x.dtype),)
     return run
 
 

@@ -23,7 +23,7 @@ FLUID_LAYERS = ['nn', 'tensor', 'control_flow', 'io', 'ops', 'loss', 'metric_op'
 FLUID_MODULES = ['framework', 'executor', 'parallel_executor', 'backward', 'layer_helper', 'initializer', 'clip',
                  'regularizer', 'param_attr', 'unique_name', 'data_feeder', 'reader', 'data', 'compiler']
 CREATED = (['paddle.fluid.layers.' + m for m in FLUID_LAYERS] + ['paddle.fluid.' + m for m in FLUID_MODULES]
-           + ['paddle.io', 'paddle.static.nn'])
+           + ['paddle.io', 'paddle.static.nn', 'paddle.linalg', 'paddle.fft', 'paddle.signal'])
 
 
 def _ours(paddle_path: str):

@@ -228,3 +228,48 @@ def test_fluid_and_2x_namespaces_share_nothing_they_should_not():
     # the 2.x functions live in paddle_exec.tensor; fluid.layers keeps its own 1.8 builders
     assert paddle.linalg.inv is paddle.inverse and paddle.fft.fft.__module__ == 'paddle_exec.tensor.fft'
     assert fluid.layers.acos.__module__ == 'paddle_exec.layers.activation'
+
+
+# --- fluid 1.8 sampling and SelectedRows layers -------------------------------------------------------------------
+
+def _fluid_run(build, feeds):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        vs = {k: fluid.data(k, list(np.shape(v)), str(np.asarray(v).dtype)) for k, v in feeds.items()}
+        outs = build(vs)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    return exe.run(main, feed=feeds, fetch_list=list(outs)), main.global_block().ops
+
+
+def test_fluid_sampling_layers():
+    probs = np.tile(np.array([[0.1, 0.0, 0.9]], 'float32'), (3000, 1))
+    (ids, g, u, r, perm), ops = _fluid_run(
+        lambda v: [fluid.layers.sampling_id(v['p'], seed=3),
+                   fluid.layers.gaussian_random_batch_size_like(v['p'], [-1, 4], mean=2.0, std=0.5, seed=4),
+                   fluid.layers.uniform_random_batch_size_like(v['p'], [5, -1], output_dim_idx=1, min=1.0, max=2.0,
+                                                               seed=5),
+                   fluid.layers.randn([200, 2]), fluid.layers.randperm(5, seed=6)], {'p': probs})
+    # Paddle 1.8.5's op types and attributes
+    assert [op.type for op in ops] == ['sampling_id', 'gaussian_random_batch_size_like',
+                                       'uniform_random_batch_size_like', 'gaussian_random', 'randperm']
+    assert ops[1].attrs['shape'] == [-1, 4] and ops[2].attrs['output_dim_idx'] == 1 and ops[4].attrs['seed'] == 6
+    assert ops[3].attrs['mean'] == 0.0 and 0 <= ops[3].attrs['seed'] < 100
+    assert ids.shape == (3000,) and set(np.unique(ids)) <= {0, 2} and abs((ids == 2).mean() - 0.9) < 0.03
+    assert g.shape == (3000, 4) and abs(g.mean() - 2.0) < 0.05 and abs(g.std() - 0.5) < 0.05
+    assert u.shape == (5, 3000) and u.min() >= 1.0 and u.max() < 2.0
+    assert r.shape == (200, 2) and sorted(perm) == list(range(5))
+
+
+def test_fluid_selected_rows_layers():
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        dense = fluid.data('x', [2, 3], 'float32')
+        with pytest.raises(TypeError, match='must be SELECTED_ROWS'):
+            fluid.layers.get_tensor_from_selected_rows(dense)
+        sparse = main.global_block().create_var(name='rows', shape=[10, 3], dtype='float32',
+                                                type=fluid.core.VarDesc.VarType.SELECTED_ROWS)
+        merged = fluid.layers.merge_selected_rows(sparse)
+        values = fluid.layers.get_tensor_from_selected_rows(merged)
+    assert [op.type for op in main.global_block().ops] == ['merge_selected_rows', 'get_tensor_from_selected_rows']
+    assert values.dtype == dense.dtype

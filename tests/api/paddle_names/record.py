@@ -23,7 +23,7 @@ MODULES = {
         'paddle.fluid.metrics', 'paddle.fluid.nets', 'paddle.fluid.average', 'paddle.fluid.input',
         'paddle.fluid.core'],
     'paddle-2.6.2.json': ['paddle.io', 'paddle.static', 'paddle.static.nn', 'paddle.regularizer', 'paddle.reader',
-                          'paddle.framework'],
+                          'paddle.framework', 'paddle.linalg', 'paddle.fft', 'paddle.signal'],
 }
 
 

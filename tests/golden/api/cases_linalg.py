@@ -120,6 +120,10 @@ add('eig', lambda P, v: [P.sum(P.abs(P.linalg.eigvals(v['m']))), P.sum(P.real(P.
                          P.prod(P.abs(P.linalg.eig(v['m'])[0])), P.abs(P.linalg.eig(v['m'])[1]) ** 0],
     {'m': M3}, ref=lambda f: [np.abs(np.linalg.eigvals(f['m'])).sum(), np.trace(f['m']), abs(np.linalg.det(f['m'])),
                               np.ones((3, 3))])
+# order- and phase-free functions of eig's outputs: each eigenvalue weighs the squared modulus of its own vector
+add('eig_grad', lambda P, v: [P.sum(P.abs(P.linalg.eig(v['m'])[0]) * P.abs(P.linalg.eig(v['m'])[1][0]) ** 2),
+                              P.sum(P.abs(P.linalg.eig(v['m'])[0]) ** 3)],
+    {'m': M3}, grads=['m'], grad_outs=(0, 1))
 add('lu', lambda P, v: list(P.linalg.lu(v['m'], get_infos=True)) + list(P.linalg.lu_unpack(*P.linalg.lu(v['m']))),
     {'m': np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 10]])})
 add('lu_grad', lambda P, v: [P.linalg.lu(v['m'])[0], P.linalg.lu_unpack(*P.linalg.lu(v['m']))[1],
