@@ -2,8 +2,9 @@
 
 `forward_loop(op, x, out, a, b, c)` and `backward_loop(op, x, out, dout, dx, a, b, c)` walk flat arrays; `a, b, c`
 are the op's attributes, already cast to the array's dtype. The math functions of Paddle 2.x (acos ... polygamma,
-logit, soft_relu: opcodes from ACOS on) take one more branch into `_math_fwd` / `_math_bwd`; the special functions
-among them are in special.py. The frequent cheap ops (relu, leaky_relu, square,
+logit, soft_relu: opcodes from ACOS on) run in loops of their own (`math_forward_loop` / `math_backward_loop`,
+`loops_for(op)` picks), so that the activations' loops stay small and compile fast; the special functions among
+them are in special.py. The frequent cheap ops (relu, leaky_relu, square,
 abs, relu6, scale, clip, sigmoid, tanh, exp) have loops of their own, so LLVM vectorizes them; the others go
 through one per-element scalar function (`_fwd_scalar`, `_bwd_scalar`). Loops are compiled lazily per dtype.
 
@@ -26,7 +27,8 @@ from .jit import kernel_jit
 from .special import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, erfinv, polygamma
 
 __all__ = [
-    "GRAD_DEPENDENCY", "forward_loop", "backward_loop", "forward", "backward",
+    "GRAD_DEPENDENCY", "forward_loop", "backward_loop", "math_forward_loop", "math_backward_loop", "loops_for",
+    "forward", "backward",
     "RELU", "SIGMOID", "TANH", "GELU", "LEAKY_RELU", "EXP", "LOG", "SQRT", "RSQRT", "ABS",
     "SQUARE", "SOFTPLUS", "SOFTSIGN", "RELU6", "ELU", "HARD_SIGMOID", "SWISH", "SILU", "LOGSIGMOID", "RECIPROCAL",
     "HARD_SWISH", "HARD_SHRINK", "SOFTSHRINK", "TANH_SHRINK", "THRESHOLDED_RELU", "BRELU", "SIN", "COS", "POW", "STANH",
@@ -175,8 +177,6 @@ def _fwd_scalar(op, v, a, b, c):
         return np.ceil(v)
     elif op == ROUND:
         return _round_half_away(v)
-    elif op >= ACOS:
-        return _math_fwd(op, v, a)
     else:  # SIGN
         return (v > 0) - (v < 0)
 
@@ -385,8 +385,6 @@ def _bwd_scalar(op, v, o, d, a, b, c):
         return d * (o + a * b) if o <= 0 else d * a
     elif op == CLIP:
         return d if (v > a and v < b) else 0.0
-    elif op >= ACOS:
-        return _math_bwd(op, v, o, d, a)
     else:  # FLOOR, CEIL, ROUND, SIGN
         return 0.0
 
@@ -466,6 +464,25 @@ def backward_loop(op, x, out, dout, dx, a, b, c):
             dx[i] = _bwd_scalar(op, x[i], out[i], dout[i], a, b, c)
 
 
+@_jit
+def math_forward_loop(op, x, out, a, b, c):
+    """forward_loop of the math opcodes (ACOS on): a loop of its own, so that the special functions are compiled
+    only when a program uses them, not with every activation."""
+    for i in range(x.shape[0]):
+        out[i] = _math_fwd(op, x[i], a)
+
+
+@_jit
+def math_backward_loop(op, x, out, dout, dx, a, b, c):
+    for i in range(dout.shape[0]):
+        dx[i] = _math_bwd(op, x[i], out[i], dout[i], a)
+
+
+def loops_for(op: int):
+    """(forward loop, backward loop) that run opcode `op`."""
+    return (math_forward_loop, math_backward_loop) if op >= ACOS else (forward_loop, backward_loop)
+
+
 # ----------------------------------------------------------------------------------------------------------
 # one call of a loop on whole arrays
 # ----------------------------------------------------------------------------------------------------------
@@ -474,7 +491,7 @@ def forward(op: int, x: np.ndarray, a: float = 0.0, b: float = 0.0, c: float = 0
     out = np.empty(x.shape, dtype=x.dtype)
     if out.size:
         t = x.dtype.type
-        forward_loop(op, x.ravel(), out.reshape(-1), t(a), t(b), t(c))
+        loops_for(op)[0](op, x.ravel(), out.reshape(-1), t(a), t(b), t(c))
     return out
 
 
@@ -487,5 +504,5 @@ def backward(op: int, dep: np.ndarray, dout: np.ndarray, a: float = 0.0, b: floa
             raise ValueError(f"Out@GRAD shape {list(dout.shape)} does not match the input shape {list(dep.shape)}")
         t = dout.dtype.type
         flat = dep.ravel() if dep.dtype == dout.dtype else dep.astype(dout.dtype).ravel()
-        backward_loop(op, flat, flat, dout.ravel(), dx.reshape(-1), t(a), t(b), t(c))
+        loops_for(op)[1](op, flat, flat, dout.ravel(), dx.reshape(-1), t(a), t(b), t(c))
     return dx

@@ -72,8 +72,6 @@ ACTIVATIONS: dict[str, tuple[int, dict, tuple]] = {
     'round': (K.ROUND, _CUDNN, ()),
 }
 
-_forward_loop = K.forward_loop
-_backward_loop = K.backward_loop
 
 
 # --- attribute constants -----------------------------------------------------------------------------------------
@@ -124,7 +122,7 @@ def unary_kernel(opcode: int, values=(), dtype=None):
     For `dtype`, the declared input dtype, the constants are cast and the loop compiled now, and a run of that
     dtype calls the compiled loop directly; other dtypes go through the dispatcher."""
     consts = _Constants(values)
-    loop = _forward_loop
+    loop = K.loops_for(opcode)[0]
     dtype0 = None if dtype is None else np.dtype(dtype)
     k0 = fast = None
     if dtype0 is not None:
@@ -164,7 +162,7 @@ def unary_backward(opcode: int, values=(), dtype=None):
     """`backward(dep, dout) -> dx`; `dep` is X or Out, whichever the op's gradient reads. `dtype` as for
     `unary_kernel` (the gradient's dtype)."""
     consts = _Constants(values)
-    loop = _backward_loop
+    loop = K.loops_for(opcode)[1]
     dtype0 = None if dtype is None else np.dtype(dtype)
     fast = None
     if dtype0 is not None:
