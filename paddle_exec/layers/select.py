@@ -313,3 +313,14 @@ def get_tensor_from_selected_rows(x, name=None):
     if x.type != VarType.SELECTED_ROWS:
         raise TypeError("The type of 'x' in get_tensor_from_selected_rows must be SELECTED_ROWS.")
     return _append('get_tensor_from_selected_rows', {'X': x}, {'Out': x.dtype}, name=name)
+
+
+def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):  # noqa: A002 - Paddle's argument name
+    """fluid.layers.tensor_array_to_tensor: the array's tensors concatenated (or stacked) along axis, and the
+    size each took along it (OutIndex). No gradient flows back into the array (as with write_to_array here)."""
+    helper = LayerHelper('tensor_array_to_tensor', name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    out_index = helper.create_variable_for_type_inference(VarType.INT32)
+    helper.append_op('tensor_array_to_tensor', {'X': [input]}, {'Out': [out], 'OutIndex': [out_index]},
+                     {'axis': axis, 'use_stack': use_stack})
+    return out, out_index

@@ -351,3 +351,38 @@ def _logspace_kernel(spec):
         n, b = int(np.asarray(num).reshape(-1)[0]), float(np.asarray(base).reshape(-1)[0])
         return (np.power(b, np.linspace(s, e, n)).astype(dtype),)
     return run
+
+
+# --- tensor_array_to_tensor (1.8): a tensor array (a Python list at run time) concatenated or stacked -----------------
+
+defop('tensor_array_to_tensor', ['X'], ['Out', 'OutIndex'], {'axis': 0, 'use_stack': False})
+
+
+@shape_rule('tensor_array_to_tensor')
+def _tensor_array_to_tensor_shape(ctx):
+    array = ctx.input_var('X')
+    shape = list(array.shape) if array is not None and array.has_shape() else []
+    if shape:
+        axis = ctx.attr('axis')
+        if ctx.attr('use_stack'):
+            axis = axis + len(shape) + 1 if axis < 0 else axis
+            shape.insert(axis, -1)
+        else:
+            shape[axis] = -1
+    ctx.set_output('Out', tuple(shape), array.dtype if array is not None else None)
+    ctx.set_output('OutIndex', (-1,), VarType.INT32)
+
+
+@kernel_rule('tensor_array_to_tensor')
+def _tensor_array_to_tensor_kernel(spec):
+    axis, use_stack = spec.attr('axis'), bool(spec.attr('use_stack'))
+
+    def run(array):
+        items = [np.asarray(a) for a in array]
+        if not items:
+            raise ValueError("tensor_array_to_tensor: the array %s is empty" % spec.op.input('X')[0])
+        a = norm_axis(axis, items[0].ndim, 'tensor_array_to_tensor')
+        # OutIndex is each tensor's size along axis, stacked or not (Paddle 1.8.5)
+        sizes = np.array([t.shape[a] for t in items], np.int32)
+        return (np.stack(items, axis) if use_stack else np.concatenate(items, a)), sizes
+    return run

@@ -73,3 +73,17 @@ add('full', lambda F, v: [F.layers.full([2, 3], 1.5), F.layers.full_like(v['x'],
 add('clip_by_norm', lambda F, v: [F.layers.clip_by_norm(F.layers.cast(v['x'], 'float32'), 0.5),
                                   F.layers.clip_by_norm(F.layers.cast(v['x'], 'float32'), 10.0)], {'x': X},
     tol=(1e-6, 1e-7))
+
+
+def _array(F, v):
+    arr = F.layers.create_array('float64')
+    i = F.layers.zeros([1], 'int64')
+    F.layers.array_write(v['x'], i, array=arr)
+    F.layers.array_write(v['y'], F.layers.increment(i, in_place=False), array=arr)
+    return arr
+
+
+add('tensor_array_to_tensor', lambda F, v: list(F.layers.tensor_array_to_tensor(_array(F, v), axis=1))
+    + list(F.layers.tensor_array_to_tensor(_array(F, v), axis=0, use_stack=True)), {'x': X, 'y': Y},
+    ref=lambda f: [np.concatenate([f['x'], f['y']], 1), np.array([3, 3]), np.stack([f['x'], f['y']]),
+                   np.array([2, 2])])
