@@ -273,3 +273,10 @@ def test_fluid_selected_rows_layers():
         values = fluid.layers.get_tensor_from_selected_rows(merged)
     assert [op.type for op in main.global_block().ops] == ['merge_selected_rows', 'get_tensor_from_selected_rows']
     assert values.dtype == dense.dtype
+
+
+def test_module_paths_are_not_shadowed_by_the_tensor_submodules():
+    import importlib
+    for path in ('linalg', 'fft', 'signal'):
+        assert getattr(paddle, path) is importlib.import_module('paddle_exec.' + path)
+    assert sorted(paddle.linalg.__all__) == paddle.linalg.__all__ and callable(paddle.complex)
