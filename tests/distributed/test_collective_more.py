@@ -36,7 +36,7 @@ def printed(main, types):
     return [str(op).strip().replace('\n', ' ') for op in main.global_block().ops if op.type in types]
 
 
-# Paddle 2.6.2's printouts (tests/distributed recorded with /work/pd26: `str(op)` of the op each call appends),
+# Paddle 2.6.2's printouts (record_paddle26.py: `str(op)` of the op each call appends),
 # less `op_device = , ` and `, with_quant_attr = False`
 PADDLE_26 = {
     'reduce': ("{Out=['x']} = c_reduce_sum(inputs={X=['x']}, op_namescope = /, op_role = 0, op_role_var = [], "
@@ -78,7 +78,7 @@ def as_trainer(monkeypatch, rank, nranks):
     monkeypatch.setattr('paddle_exec.distributed.collective.get_rank', lambda: rank)
 
 
-# Paddle 2.6.2 as trainer 0 of 2 (PADDLE_TRAINERS_NUM=2, PADDLE_TRAINER_ID=0), less op_device / with_quant_attr
+# Paddle 2.6.2 as trainer 0 of 2 (record_paddle26.py with PADDLE_TRAINERS_NUM=2, PADDLE_TRAINER_ID=0)
 PADDLE_26_TWO = {
     'c_scatter': ("{Out=['o']} = c_scatter(inputs={X=['concat_0.tmp_0']}, nranks = 2, op_namescope = /, op_role = 0, "
                   "op_role_var = [], ring_id = 0, root = 0, use_calc_stream = True)"),

@@ -191,7 +191,7 @@ def test_save_and_load_state_dict_in_a_job_of_one(tmp_path):
 
 
 def test_communicate_topology_as_paddle_2_6_2():
-    """Recorded with Paddle 2.6.2 on the same topology (data 2 x pipe 3 x model 2)."""
+    """Recorded with Paddle 2.6.2 on the same topology (data 2 x pipe 3 x model 2; record_paddle26.py)."""
     topo = fleet.CommunicateTopology(['data', 'pipe', 'sharding', 'sep', 'model'], [2, 3, 1, 1, 2])
     assert topo.world_size() == 12 and topo.get_rank(data=1, pipe=2, sharding=0, sep=0, model=1) == 11
     assert tuple(topo.get_coord(7)) == (1, 0, 0, 0, 1) and topo.get_coord(7).model == 1
