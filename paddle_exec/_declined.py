@@ -105,9 +105,6 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'shard_layer': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
         'shard_optimizer': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
         'shard_tensor': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
-        'spawn': ("spawn starts the trainers as multiprocessing children, which cannot join an MPI job (paddle_exec's "
-                  'trainers meet through mpiexec)',
-                  'python -m paddle_exec.distributed.launch --nproc_per_node N train.py, or mpiexec -n N'),
         'split': ('split partitions a linear or embedding weight across the trainers (tensor model parallelism), '
                   'which paddle_exec does not do: it trains data parallel, every trainer holding every weight',
                   'the unsplit layer (paddle.static.nn.fc / paddle.static.nn.embedding)'),

@@ -47,6 +47,7 @@ from .parallel import (
     is_available,
     is_initialized,
 )
+from .spawn import spawn
 
 __all__ = ['launch', 'ReduceOp', 'all_reduce', 'broadcast', 'all_gather', 'barrier', 'reduce',
            'reduce_scatter', 'scatter', 'gather', 'alltoall', 'alltoall_single', 'send', 'recv', 'isend', 'irecv',
@@ -54,6 +55,6 @@ __all__ = ['launch', 'ReduceOp', 'all_reduce', 'broadcast', 'all_gather', 'barri
            'broadcast_object_list', 'scatter_object_list', 'ParallelEnv', 'get_rank', 'get_world_size',
            'init_parallel_env', 'is_initialized', 'is_available', 'get_backend', 'io', 'ParallelMode', 'ReduceType',
            'gloo_init_parallel_env', 'gloo_barrier', 'gloo_release', 'InMemoryDataset', 'QueueDataset',
-           'save_state_dict', 'load_state_dict']
+           'save_state_dict', 'load_state_dict', 'spawn']
 
 __getattr__ = _declined_getattr(__name__)

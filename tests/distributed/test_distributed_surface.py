@@ -223,7 +223,7 @@ def test_hybrid_communicate_group_in_a_job_of_one():
 
 
 @pytest.mark.parametrize('module, name', [
-    (dist, 'ProcessMesh'), (dist, 'shard_tensor'), (dist, 'Shard'), (dist, 'CountFilterEntry'), (dist, 'spawn'),
+    (dist, 'ProcessMesh'), (dist, 'shard_tensor'), (dist, 'Shard'), (dist, 'CountFilterEntry'),
     (dist, 'split'), (dist, 'to_static')])
 def test_declined_names_say_why(module, name):
     with pytest.raises(AttributeError, match='is declined by paddle_exec'):
