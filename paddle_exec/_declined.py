@@ -169,6 +169,21 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'convert_to_mixed_precision': ('mixed precision needs half-precision kernels, which paddle_exec does not '
                                        'have', 'the float32 model'),
     },
+    'paddle.nn.functional': {
+        'sparse_attention': ('a CUDA-only kernel (Paddle builds it only with CUDA >= 11.3); ' + CPU_ONLY,
+                             'paddle.nn.functional.scaled_dot_product_attention or nn.MultiHeadAttention'),
+    },
+    'paddle.nn.utils': {
+        'clip_grad_norm_': ('it clips param.grad tensors eagerly (dygraph); ' + DYGRAPH,
+                            "paddle.nn.ClipGradByGlobalNorm(clip_norm) as the optimizer's grad_clip"),
+        'clip_grad_value_': ('it clips param.grad tensors eagerly (dygraph); ' + DYGRAPH,
+                             "paddle.nn.ClipGradByValue(max, min) as the optimizer's grad_clip"),
+    },
+    'paddle.optimizer': {
+        'LBFGS': ('LBFGS is dygraph-only in Paddle 2.6: its step(closure) re-evaluates the loss eagerly several times '
+                  'per step (line search), which a static program cannot express', 'a first-order optimizer such '
+                  'as paddle.optimizer.Adam'),
+    },
     'paddle.static': {
         'IpuCompiledProgram': (IPU, 'paddle.static.CompiledProgram'),
         'IpuStrategy': (IPU, 'paddle.static.BuildStrategy / ExecutionStrategy'),
