@@ -5,7 +5,8 @@ A forward post hook on every layer (but the Sequential / LayerList containers, a
 sublayers) records the shapes of what it received and built while the network is called once on `paddle.rand`
 inputs of the given sizes; parameter counts come from each layer's state_dict (so a container layer counts its
 children's). The shapes are the programs' compile-time shapes. Paddle 2.6.2 builds that call into the default main
-program; here it goes into a throwaway program, so summary() leaves the user's programs as they were. Like 2.6.2
+program; here it goes into a copy of the program that holds the parameters, so summary() leaves the user's programs
+as they were. Like 2.6.2
 in static mode it warns that the information may be inexact.
 
     ---------------------------------------------------------------------------
@@ -160,8 +161,11 @@ def _record_layers(model, input_size, dtypes, input) -> tuple[OrderedDict, list]
     if not isinstance(dtypes, (list, tuple)):
         dtypes = _build_dtypes(input_size, dtypes)
     model.apply(register)
+    # a copy of the program that holds the parameters: the ops are built there and dropped with it
+    params = model.parameters()
+    scratch = params[0].block.program.clone() if params else Program()
     try:
-        with program_guard(Program(), Program()):
+        with program_guard(scratch, Program()):
             if input is not None:
                 model(input)
             else:

@@ -35,7 +35,7 @@ class ProgressBar:
     """Prints the progress of `num` steps (None: unknown) to `file`."""
 
     def __init__(self, num: int | None = None, width: int = 30, verbose: int = 1, start: bool = True,
-                 file=sys.stdout, name: str = 'step'):
+                 file=None, name: str = 'step'):
         if isinstance(num, int) and num <= 0:
             raise TypeError('num should be None or integer (> 0)')
         self._num = num
@@ -43,15 +43,16 @@ class ProgressBar:
         self._width = min(width, min(int(terminal_width * 0.6), terminal_width - 50))
         self._total_width = 0
         self._verbose = verbose
-        self.file = file
+        self.file = file     # Paddle keeps it but writes to sys.stdout, looked up at each write
         self._start = time.time() if start else 0.0
         self.name = name
         # Paddle also checks PYCHARM_HOSTED; 'posix' is in sys.modules on every POSIX system, which decides anyway
-        self._dynamic_display = ((hasattr(file, 'isatty') and file.isatty()) or 'ipykernel' in sys.modules
+        out = file or sys.stdout
+        self._dynamic_display = ((hasattr(out, 'isatty') and out.isatty()) or 'ipykernel' in sys.modules
                                  or 'posix' in sys.modules)
 
     def start(self) -> None:
-        self.file.flush()
+        (self.file or sys.stdout).flush()
         self._start = time.time()
 
     def _step_time(self, current_num: int) -> tuple[float, str]:
@@ -71,12 +72,12 @@ class ProgressBar:
                 count = (self.name + ' %' + str(int(np.log10(self._num)) + 1) + 'd/%d') % (current_num, self._num)
             else:
                 count = self.name + ' %3d' % current_num
-            self.file.write(count + _format_values(values) + fps + '\n')
-            self.file.flush()
+            sys.stdout.write(count + _format_values(values) + fps + '\n')
+            sys.stdout.flush()
 
     def _redraw(self, current_num: int, values, per_unit: float, fps: str) -> None:
         prev_total_width = self._total_width
-        self.file.write('\b' * prev_total_width + '\r' if self._dynamic_display else '\n')
+        sys.stdout.write('\b' * prev_total_width + '\r' if self._dynamic_display else '\n')
         if self._num is not None:
             bar = (self.name + ' %' + str(int(np.log10(self._num)) + 1) + 'd/%d [') % (current_num, self._num)
             prog_width = int(self._width * float(current_num) / self._num)
@@ -86,7 +87,7 @@ class ProgressBar:
         else:
             bar = self.name + ' %3d' % current_num
         self._total_width = len(bar)
-        self.file.write(bar)
+        sys.stdout.write(bar)
         info = _format_values(values)
         if self._num is not None and current_num < self._num:
             eta = per_unit * (self._num - current_num)
@@ -102,5 +103,5 @@ class ProgressBar:
             info += ' ' * (prev_total_width - self._total_width)
         if self._num is None or current_num >= self._num:
             info += '\n'
-        self.file.write(info)
-        self.file.flush()
+        sys.stdout.write(info)
+        sys.stdout.flush()

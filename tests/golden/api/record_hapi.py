@@ -1,6 +1,6 @@
 """Records what Paddle 2.6.2's hapi computes in static mode (paddle.Model fit / evaluate / predict / *_batch on the
-MLP of hapi_cases.py, and paddle.flops of its programs) into hapi.npz beside this file. Runs only where Paddle 2.6.2
-is installed:
+MLP of hapi_cases.py, the names its checkpoints hold, paddle.flops of its programs and paddle.summary of LeNet)
+into hapi.npz beside this file. Runs only where Paddle 2.6.2 is installed:
 
     /work/pd26/bin/python tests/golden/api/record_hapi.py
 
@@ -10,7 +10,9 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import sys
+import tempfile
 
 import numpy as np
 import paddle
@@ -44,6 +46,11 @@ def record_fit(tag: str, optimizer: str):
             loss, acc = model.eval_batch([train.x[6:12]], [train.y[6:12]])
             OUT[tag + '.eval_batch'] = np.array([loss[0].item()] + list(acc[0]))
             OUT[tag + '.predict_batch'] = model.predict_batch([train.x[:5]])[0]
+            ckpt = os.path.join(tempfile.mkdtemp(), 'ckpt', 'm')
+            model.save(ckpt)
+            for suffix in ('.pdparams', '.pdopt'):
+                with open(ckpt + suffix, 'rb') as f:
+                    OUT['%s.save%s' % (tag, suffix)] = np.array(json.dumps(sorted(pickle.load(f))))
             for name, value in net.state_dict().items():
                 OUT['%s.param.%s' % (tag, name)] = np.array(paddle.static.global_scope().find_var(
                     value.name).get_tensor())
@@ -59,6 +66,13 @@ with paddle.utils.unique_name.guard():
             count = paddle.flops(prog, [1, 1, 28, 28], print_detail=True)
         OUT['flops.%s' % name] = np.array(int(count))
         OUT['flops.%s.table' % name] = np.array(text.getvalue())
+
+with paddle.utils.unique_name.guard():
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        info = paddle.summary(C.make_lenet(paddle), (1, 1, 28, 28))
+    OUT['summary.lenet'] = np.array(text.getvalue())
+    OUT['summary.lenet.params'] = np.array([info['total_params'], info['trainable_params']])
 
 OUT['meta'] = np.array(json.dumps({'paddle': paddle.__version__}))
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'hapi.npz'), **OUT)
