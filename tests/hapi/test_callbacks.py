@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+import numpy as np
 import pytest
 
 import paddle_exec as paddle
@@ -83,3 +84,48 @@ def test_progress_bar_verbose_1_and_predict_logs(capsys):
         model.predict(C.make_dataset(paddle, 6, 0), batch_size=4, verbose=1)
     out = capsys.readouterr().out
     assert out.startswith('Predict begin...') and 'step 2/2 [====' in out and out.endswith('Predict samples: 6\n')
+
+
+def test_reduce_lr_on_plateau_reduces_the_rate_the_program_reads(capsys):
+    with _fresh():
+        _, model = C.make_model(paddle, 'sgd')
+        # min_delta 1e9: only the first evaluation counts as an improvement, the second one reduces
+        reduce = paddle.callbacks.ReduceLROnPlateau(patience=1, factor=0.5, min_delta=1e9)
+        model.fit(C.make_dataset(paddle, 8, 0), C.make_dataset(paddle, 4, 1), batch_size=4, epochs=2,
+                  shuffle=False, verbose=0, callbacks=[reduce])
+        assert 'Epoch 2: ReduceLROnPlateau reducing learning rate to 0.25.' in capsys.readouterr().out
+        assert model._optimizer.get_lr() == 0.25
+        train_prog = model._adapter._progs['train']
+        lr_var = model._optimizer._learning_rate_map[train_prog]
+        scope = paddle.static.global_scope()
+        assert np.asarray(scope.find_var(lr_var.name).get_tensor()).item() == 0.25
+        # the step reads it: from the same weights, a step at 0.25 moves the bias half as far as one at 0.5
+        bias = model.network.fc2.bias
+        x, y = C.data(4, 5)
+        start = {v.name: np.array(scope.find_var(v.name).get_tensor()) for v in model.parameters()}
+        model.train_batch([x], [y])
+        moved_at_025 = np.array(scope.find_var(bias.name).get_tensor()) - start[bias.name]
+        for name, value in start.items():
+            scope.find_var(name).get_tensor().set(value, None)
+        scope.find_var(lr_var.name).get_tensor().set(np.full_like(np.asarray(scope.find_var(lr_var.name)
+                                                                             .get_tensor()), 0.5), None)
+        model.train_batch([x], [y])
+        moved_at_05 = np.array(scope.find_var(bias.name).get_tensor()) - start[bias.name]
+        np.testing.assert_allclose(moved_at_05, 2 * moved_at_025, rtol=1e-5)
+        assert np.all(moved_at_025 != 0)
+    with pytest.raises(ValueError, match='does not support a factor >= 1.0'):
+        paddle.callbacks.ReduceLROnPlateau(factor=1.0)
+
+
+def test_reduce_lr_on_plateau_leaves_a_scheduler_alone():
+    with _fresh(), pytest.warns(UserWarning, match='Expected learning_rate be float'):
+        _, model = C.make_model(paddle, 'adam')
+        model.fit(C.make_dataset(paddle, 4, 0), C.make_dataset(paddle, 4, 1), batch_size=4, verbose=0,
+                  callbacks=[paddle.callbacks.ReduceLROnPlateau()])
+
+
+def test_loggers_need_their_packages():
+    with pytest.raises(ImportError, match='pip install wandb'):
+        paddle.callbacks.WandbCallback()
+    logger = paddle.callbacks.VisualDL('logs')           # the package is needed at the first write
+    assert logger.log_dir == 'logs'
