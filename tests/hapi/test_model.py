@@ -174,3 +174,13 @@ def test_fit_over_an_iterable_of_batches_and_num_iters():
         model.fit(batches, epochs=3, verbose=0, num_iters=4, callbacks=[C.make_recorder(paddle, logs)])
         assert len(logs['train']) == 4
         np.testing.assert_allclose(logs['train'][:2], GOLDEN['sgd.fit.train'][:2], rtol=1e-5)
+
+
+def test_shuffled_epochs_drop_last_two_batch_sizes_and_eval_freq_as_paddle_262():
+    with _fresh():
+        _, model = C.make_model(paddle, 'sgd')
+        logs = {}
+        model.fit(C.make_dataset(paddle, 20, 0), C.make_dataset(paddle, 10, 1), batch_size=(3, 4), epochs=3,
+                  eval_freq=2, shuffle=True, drop_last=True, verbose=0, callbacks=[C.make_recorder(paddle, logs)])
+    np.testing.assert_allclose(logs['train'], GOLDEN['shuffle.fit.train'], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(logs['eval'], GOLDEN['shuffle.fit.eval'], rtol=1e-5, atol=1e-6)

@@ -59,6 +59,16 @@ def record_fit(tag: str, optimizer: str):
 record_fit('sgd', 'sgd')
 record_fit('adam', 'adam')
 
+# shuffled epochs (DistributedBatchSampler seeds numpy with the epoch), drop_last, separate batch sizes, eval_freq
+with paddle.utils.unique_name.guard(), paddle.static.scope_guard(paddle.static.Scope()):
+    with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+        _, model = C.make_model(paddle, 'sgd')
+        logs = {}
+        model.fit(C.make_dataset(paddle, 20, 0), C.make_dataset(paddle, 10, 1), batch_size=(3, 4), epochs=3,
+                  eval_freq=2, shuffle=True, drop_last=True, verbose=0, callbacks=[C.make_recorder(paddle, logs)])
+        OUT['shuffle.fit.train'] = np.array(logs['train'], 'float64')
+        OUT['shuffle.fit.eval'] = np.array(logs['eval'], 'float64')
+
 with paddle.utils.unique_name.guard():
     for name, prog in C.flops_programs(paddle).items():
         text = io.StringIO()
