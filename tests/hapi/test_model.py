@@ -184,3 +184,16 @@ def test_shuffled_epochs_drop_last_two_batch_sizes_and_eval_freq_as_paddle_262()
                   eval_freq=2, shuffle=True, drop_last=True, verbose=0, callbacks=[C.make_recorder(paddle, logs)])
     np.testing.assert_allclose(logs['train'], GOLDEN['shuffle.fit.train'], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(logs['eval'], GOLDEN['shuffle.fit.eval'], rtol=1e-5, atol=1e-6)
+
+
+def test_loads_a_checkpoint_of_paddle_262s_dygraph_model():
+    """hapi_dygraph.pdparams / .pdopt were written by 2.6.2's Model.save in dygraph mode (Adam over StepDecay): its
+    parameters and moments load into the static Model and give 2.6.2's next predictions and losses."""
+    prefix = os.path.join(os.path.dirname(C.__file__), 'hapi_dygraph')
+    x, y = C.data(4, 7)
+    with _fresh():
+        _, model = C.make_model(paddle, 'adam')
+        model.load(prefix)
+        np.testing.assert_allclose(model.predict_batch([x])[0], GOLDEN['dygraph.predict_batch'], rtol=1e-5)
+        losses = [np.asarray(model.train_batch([x], [y])[0][0]).item() for _ in range(2)]
+    np.testing.assert_allclose(losses, GOLDEN['dygraph.train_batch'], rtol=1e-5)

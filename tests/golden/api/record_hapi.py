@@ -1,6 +1,6 @@
 """Records what Paddle 2.6.2's hapi computes in static mode (paddle.Model fit / evaluate / predict / *_batch on the
 MLP of hapi_cases.py, the names its checkpoints hold, paddle.flops of its programs and paddle.summary of LeNet)
-into hapi.npz beside this file. Runs only where Paddle 2.6.2 is installed:
+into hapi.npz beside this file (and a dygraph checkpoint, hapi_dygraph.pdparams / .pdopt). Runs only where Paddle 2.6.2 is installed:
 
     /work/pd26/bin/python tests/golden/api/record_hapi.py
 
@@ -83,6 +83,22 @@ with paddle.utils.unique_name.guard():
         info = paddle.summary(C.make_lenet(paddle), (1, 1, 28, 28))
     OUT['summary.lenet'] = np.array(text.getvalue())
     OUT['summary.lenet.params'] = np.array([info['total_params'], info['trainable_params']])
+
+# a checkpoint written by 2.6.2's dygraph Model (Adam): the files go beside this script (hapi_dygraph.pdparams /
+# .pdopt); after loading them, predict_batch and two train_batch steps (the second reads the restored moments)
+paddle.disable_static()
+with paddle.utils.unique_name.guard():
+    _, model = C.make_model(paddle, 'adam')
+    model.fit(C.make_dataset(paddle, 8, 0), batch_size=4, epochs=1, shuffle=False, verbose=0)
+    prefix = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'hapi_dygraph')
+    model.save(prefix)
+with paddle.utils.unique_name.guard():
+    _, model = C.make_model(paddle, 'adam')
+    model.load(prefix)
+    x, y = C.data(4, 7)
+    OUT['dygraph.predict_batch'] = model.predict_batch([x])[0]
+    OUT['dygraph.train_batch'] = np.array([float(model.train_batch([x], [y])[0][0]) for _ in range(2)])
+paddle.enable_static()
 
 OUT['meta'] = np.array(json.dumps({'paddle': paddle.__version__}))
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'hapi.npz'), **OUT)
