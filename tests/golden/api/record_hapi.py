@@ -1,6 +1,7 @@
 """Records what Paddle 2.6.2's hapi computes in static mode (paddle.Model fit / evaluate / predict / *_batch on the
 MLP of hapi_cases.py, the names its checkpoints hold, paddle.flops of its programs and paddle.summary of LeNet)
-into hapi.npz beside this file (and a dygraph checkpoint, hapi_dygraph.pdparams / .pdopt). Runs only where Paddle 2.6.2 is installed:
+into hapi.npz beside this file (and a dygraph checkpoint, hapi_dygraph.pdparams / .pdopt). Runs only where
+Paddle 2.6.2 is installed:
 
     /work/pd26/bin/python tests/golden/api/record_hapi.py
 
