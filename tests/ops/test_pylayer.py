@@ -121,3 +121,22 @@ def test_argument_checks():
             paddle.static.nn.static_pylayer(lambda a, b: a + b, [x, z], lambda g: g)
         with pytest.raises(ValueError, match=r"forward_fn reads \['z'\] from outside its inputs"):
             paddle.static.nn.static_pylayer(lambda a: a * z, [x], lambda g: g)
+
+
+def test_runs_an_inference_model_paddle_262_saved_with_a_pylayer(tmp_path):
+    """pylayer_model.pdmodel was written by 2.6.2 (tests/golden/api/record_pylayer.py); it has no persistables,
+    so there is no .pdiparams file, as Paddle writes it."""
+    import os
+    import shutil
+
+    from tests.golden import api as golden_api
+    here = os.path.dirname(golden_api.__file__)
+    shutil.copy(os.path.join(here, 'pylayer_model.pdmodel'), tmp_path / 'm.pdmodel')
+    recorded = np.load(os.path.join(here, 'pylayer_model.npz'))
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program, feeds, fetches = paddle.static.load_inference_model(str(tmp_path / 'm'), exe)
+        assert [op.type for op in program.global_block().ops] == ['pylayer', 'scale']
+        out, = exe.run(program, feed={feeds[0]: recorded['x']}, fetch_list=fetches)
+    np.testing.assert_allclose(out, recorded['y'], rtol=1e-6)
+    assert 'blocks = [block[1]]' in str(program.global_block().ops[0])
