@@ -197,3 +197,15 @@ def test_loads_a_checkpoint_of_paddle_262s_dygraph_model():
         np.testing.assert_allclose(model.predict_batch([x])[0], GOLDEN['dygraph.predict_batch'], rtol=1e-5)
         losses = [np.asarray(model.train_batch([x], [y])[0][0]).item() for _ in range(2)]
     np.testing.assert_allclose(losses, GOLDEN['dygraph.train_batch'], rtol=1e-5)
+
+
+def test_fit_over_a_users_dataloader_and_worker_processes():
+    train, ev = C.make_dataset(paddle, 20, 0), C.make_dataset(paddle, 10, 1)
+    with _fresh():
+        _, model = C.make_model(paddle, 'sgd')
+        loader = paddle.io.DataLoader(train, batch_size=4, shuffle=False, return_list=True)
+        logs = {}
+        model.fit(loader, ev, batch_size=4, epochs=2, verbose=0, num_workers=2,
+                  callbacks=[C.make_recorder(paddle, logs)])
+    np.testing.assert_allclose(logs['train'], GOLDEN['sgd.fit.train'], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(logs['eval'], GOLDEN['sgd.fit.eval'], rtol=1e-5, atol=1e-6)
