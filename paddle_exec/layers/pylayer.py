@@ -8,9 +8,13 @@ function the user writes (the ops are `pylayer` / `pylayer_grad`, ops/pylayer.py
 As in Paddle: forward_fn's ops go into a new sub-block, its outputs are assigned to new parent-block variables
 (`_generated_var_N`), and one `pylayer` op in the parent lists the inputs and those outputs. backward_fn is called
 in a second sub-block on copies of the outputs' gradients (read by their `<out>@GRAD` names); it returns one
-gradient per input (None for an input without one), each assigned to `<input>@GRAD` in that block (Paddle renames
-the variable instead; the values are the same). The blocks attribute holds [forward, backward]. Without
-backward_fn every input must have stop_gradient=True (ValueError otherwise, Paddle's wording).
+gradient per input, each assigned to `<input>@GRAD` in that block (Paddle renames the variable instead; the values
+are the same), zeros for a None (what 2.6.2 computes for it). The blocks attribute holds [forward, backward].
+Without backward_fn every input must have stop_gradient=True (ValueError otherwise, Paddle's wording).
+
+Parent variables forward_fn reads besides its inputs (a parameter, a closure) are listed in the op's Input after
+the inputs, so the plan hands them to the forward block; the backward block writes no gradient for them, so they
+get none (as in Paddle, where the sub-block reads them from the parent scope).
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from ..framework.dtype import VarType
 from ..framework.variable import GRAD_SUFFIX, Variable
 from ..ops.control_flow import as_sub_block_attr
 from .control_flow import BlockGuard, _copy_to_parent_block, _reads_and_writes
-from .creation import assign
+from .creation import assign, zeros_like
 from .helper import LayerHelper
 
 __all__ = ['static_pylayer']
@@ -61,16 +65,15 @@ def static_pylayer(forward_fn, inputs, backward_fn=None, name=None):
             output = _map_structure(lambda v: _copy_to_parent_block(v, helper) if isinstance(v, Variable) else v,
                                     origin_output)
         fwd_outputs = [v for v in _flatten(output) if isinstance(v, Variable)] if output is not None else []
+        # parent variables forward_fn reads besides its inputs (parameters, closures): listed after the inputs so
+        # the plan feeds them (Paddle's sub-scope sees the parent scope instead); they get no gradient
         reads, _ = _reads_and_writes(forward_block)
         input_names = {v.name for v in fwd_inputs}
-        outside = [n for n in reads if n not in input_names and forward_block._find_var_recursive(n) is not None
-                   and n not in forward_block.vars]
-        if outside:
-            raise ValueError('static_pylayer: forward_fn reads %s from outside its inputs; pass such variables in '
-                             '`inputs` (paddle_exec runs the forward block on its inputs only)' % outside)
+        extra_reads = [parent._var_recursive(n) for n in reads
+                       if n not in input_names and n not in forward_block.vars]
     step_scope = parent.create_var(type=VarType.STEP_SCOPES)
     blocks = [as_sub_block_attr(forward_block)]
-    op = parent.append_op('pylayer', {'Input': fwd_inputs}, {'Out': fwd_outputs, 'Scope': [step_scope]},
+    op = parent.append_op('pylayer', {'Input': fwd_inputs + extra_reads}, {'Out': fwd_outputs, 'Scope': [step_scope]},
                           {'blocks': blocks})
     if backward_fn is not None:
         assert callable(backward_fn)
@@ -97,10 +100,12 @@ def _build_backward_block(program, parent, forward_block, fwd_inputs, fwd_output
                 'needs to keep the number of inputs to ``forward_fn`` the same as the number of outputs to '
                 '``backward_fn``, but got {} and {}'.format(len(fwd_inputs), len(flat)))
             for grad, fwd_input in zip(flat, fwd_inputs):
+                target = backward_block.create_var(name=fwd_input.name + GRAD_SUFFIX, dtype=fwd_input.dtype,
+                                                   shape=fwd_input.shape)
                 if isinstance(grad, Variable):
-                    target = backward_block.create_var(name=fwd_input.name + GRAD_SUFFIX, dtype=fwd_input.dtype,
-                                                       shape=fwd_input.shape)
                     assign(grad, target)
+                else:       # None: zeros, as 2.6.2's pylayer_grad gives
+                    assign(zeros_like(fwd_input), target)
         backward_block.forward_block_idx = forward_block.idx
         for bop in backward_block.ops:
             bop.attrs['op_role'] = 1          # OpRole.Backward, as Paddle marks this block's ops

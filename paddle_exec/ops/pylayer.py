@@ -10,10 +10,12 @@ plan of its own, run on a fresh values list bound from Input). The gradient is n
 the grad maker hands the backward block the builder made from backward_fn. That block reads the Out@GRAD
 variables (by their `<out>@GRAD` names) and writes `<input>@GRAD` for each input; the grad kernel feeds it the
 incoming output gradients (zeros for an output no gradient reached, as Paddle fills them) and returns what it
-wrote, in the op's Input@GRAD slots (whatever backward.py named them); an input whose gradient backward_fn gave as
-None gets zeros. The forward block may read only its Input
-(Paddle also lets it see the parent scope; here such a read is refused when the plan is made, naming the variable);
-the backward block may read the Out@GRAD and Input variables.
+wrote, in the op's Input@GRAD slots (whatever backward.py named them). An Input whose `<input>@GRAD` the backward
+block does not write gets no gradient: the builder lists there, after the user's inputs, the parent variables the
+forward block reads (parameters, closures), which Paddle's sub-block reads from the parent scope instead. The
+forward block may read only its Input (a program from Paddle whose forward block reads other parent variables is
+refused when the plan is made, naming the variable); the backward block may read the Out@GRAD and Input
+variables.
 
 Paddle's pylayer_grad has no Out input; it is listed here so that a missing output gradient can be zeros of the
 output's shape.
@@ -68,8 +70,12 @@ def _pylayer_grad_maker(g):
     inputs = {'Input': g.input('Input'), 'Out': outs,
               'Out@GRAD': [EMPTY_VAR_NAME if n in g.no_grad_names else n + GRAD_SUFFIX for n in outs],
               'Scope': g.output('Scope')}
+    backward_block = g.op.block.program.blocks[blocks[1].idx]
+    written = {n for bop in backward_block.ops for n in bop.output_arg_names}
+    # an Input the backward block writes no gradient for (a parameter the forward block reads) gets none
+    in_grads = [n if n != EMPTY_VAR_NAME and n in written else EMPTY_VAR_NAME for n in g.input_grad('Input')]
     attrs = {'backward_block': as_sub_block_attr(blocks[1])}
-    return [('pylayer_grad', inputs, {'Input@GRAD': g.input_grad('Input')}, attrs)]
+    return [('pylayer_grad', inputs, {'Input@GRAD': in_grads}, attrs)]
 
 
 @kernel_rule('pylayer_grad')
@@ -79,7 +85,7 @@ def _pylayer_grad_kernel(spec):
     input_names, out_names = op.input('Input'), op.input('Out')
     in_grads = op.output('Input@GRAD')
     written = {n for bop in backward_block.ops for n in bop.output_arg_names}
-    # an input whose gradient backward_fn returned as None gets zeros
+    # a gradient the backward block does not write (a program made elsewhere) is zeros
     wanted = [k for k, n in enumerate(in_grads) if n != EMPTY_VAR_NAME and input_names[k] + GRAD_SUFFIX in written]
     zero_filled = [k for k, n in enumerate(in_grads) if n != EMPTY_VAR_NAME and k not in wanted]
     plan = spec.compile_block(backward_block, [], [input_names[k] + GRAD_SUFFIX for k in wanted])
