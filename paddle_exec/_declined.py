@@ -191,6 +191,12 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'set_ipu_shard': (IPU, 'nothing: every op runs on the CPU places'),
         'xpu_places': (CPU_ONLY + ' (no Kunlun XPU)', 'paddle.static.cpu_places()'),
     },
+    'paddle.static.nn': {
+        'sparse_embedding': ('its table lives on parameter servers (a SELECTED_ROWS parameter read by a distributed '
+                             'lookup_table with remote_prefetch): on one CPU node Paddle 2.6.2 builds it but fails at '
+                             'run time (NotFoundError: the id is not in the empty rows table), and ' + PS[4:],
+                             'paddle.static.nn.embedding(input, size, is_sparse=True) (or paddle.nn.Embedding)'),
+    },
     'paddle.utils': {
         'cpp_extension': (CUSTOM_OPS, CUSTOM_OPS_INSTEAD),
     },
