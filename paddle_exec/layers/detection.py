@@ -1,7 +1,8 @@
 """Detection builders (fluid 1.x signatures): iou_similarity, box_coder, prior_box, density_prior_box,
 anchor_generator, yolo_box, box_clip, polygon_box_transform, multiclass_nms (fluid.layers.detection), and
-roi_align / roi_pool (fluid.layers.nn). Each appends the op of ops/detection.py with Paddle 1.8's inputs,
-attributes and output names; the argument checks use Paddle's wording.
+roi_align / roi_pool (fluid.layers.nn), and detection_map (the LoD metric behind fluid.metrics.DetectionMAP; its
+op is ops/detection_map.py). Each appends the op of ops/detection.py with Paddle 1.8's inputs, attributes and
+output names; the argument checks use Paddle's wording.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .manipulation import concat, flatten, reshape, transpose
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
            'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
-           'multiclass_nms2']
+           'multiclass_nms2', 'detection_map']
 
 
 def _as_list(value, name: str) -> list:
@@ -365,3 +366,29 @@ def multiclass_nms2(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_
              'nms_threshold': nms_threshold, 'nms_eta': nms_eta, 'keep_top_k': keep_top_k,
              'normalized': normalized}
     return _nms_with_index('multiclass_nms2', bboxes, scores, attrs, return_index, name)
+
+
+def detection_map(detect_res, label, class_num, background_label=0, overlap_threshold=0.3, evaluate_difficult=True,
+                  has_state=None, input_states=None, out_states=None, ap_version='integral') -> Variable:
+    """The mAP of LoD detections [label, score, box] against LoD ground truth [label, (difficult,) box]; with
+    `has_state` / `input_states` / `out_states` (pos_count, true_pos, false_pos) it accumulates over runs. As in
+    Paddle 1.8, `background_label` is not passed to the op (which uses its default, 0)."""
+    helper = LayerHelper('detection_map')
+    map_out = helper.create_variable_for_type_inference(VarType.FP32)
+    accum_pos_count_out = out_states[0] if out_states is not None else \
+        helper.create_variable_for_type_inference(VarType.INT32)
+    accum_true_pos_out = out_states[1] if out_states is not None else \
+        helper.create_variable_for_type_inference(VarType.FP32)
+    accum_false_pos_out = out_states[2] if out_states is not None else \
+        helper.create_variable_for_type_inference(VarType.FP32)
+    inputs = {'Label': [label], 'DetectRes': [detect_res]}
+    if has_state is not None:
+        inputs['HasState'] = [has_state]
+    if input_states is not None:
+        inputs.update({'PosCount': [input_states[0]], 'TruePos': [input_states[1]], 'FalsePos': [input_states[2]]})
+    helper.append_op('detection_map', inputs,
+                     {'MAP': [map_out], 'AccumPosCount': [accum_pos_count_out], 'AccumTruePos': [accum_true_pos_out],
+                      'AccumFalsePos': [accum_false_pos_out]},
+                     {'overlap_threshold': overlap_threshold, 'evaluate_difficult': evaluate_difficult,
+                      'ap_type': ap_version, 'class_num': class_num})
+    return map_out

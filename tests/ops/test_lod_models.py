@@ -9,6 +9,8 @@ lod_crf_fc_exe         the golden lod_crf_exe with its dynamic_lstm replaced by 
                        through, crf_decoding sharing its transition parameter (a LoD fetch), chunk_eval and
                        edit_distance of the decoded tags
 lod_crf_fc_pe          the same on the ParallelExecutor over 2 places
+lod_detection_map_exe  fluid.metrics.DetectionMAP and fluid.evaluator.DetectionMAP over 4 batches: batch and
+                       accumulated mAP, the accumulated states and their per-class LoD
 """
 import glob
 import importlib.util
