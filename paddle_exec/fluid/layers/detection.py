@@ -1,5 +1,6 @@
 """fluid.layers.detection (Paddle 1.8's module path): the detection builders paddle_exec implements
-(paddle_exec/layers/detection.py). Of the LoD-bound ones detection_map is here; ssd_loss, target_assign,
+(paddle_exec/layers/detection.py). Of the LoD-bound ones detection_map is here (outside `__all__`, as in 1.8,
+where fluid.metrics.DetectionMAP reaches it as `detection.detection_map`); ssd_loss, target_assign,
 generate_proposals, ... are not implemented yet.
 """
 from ...layers.detection import (
@@ -9,7 +10,7 @@ from ...layers.detection import (
     box_coder,
     box_decoder_and_assign,
     density_prior_box,
-    detection_map,
+    detection_map,  # noqa: F401  (module path only, outside __all__ as in 1.8)
     detection_output,
     iou_similarity,
     matrix_nms,
@@ -22,6 +23,6 @@ from ...layers.detection import (
 from ...layers.loss_classification import sigmoid_focal_loss
 
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
-           'density_prior_box', 'detection_map', 'detection_output', 'iou_similarity', 'matrix_nms', 'multi_box_head',
+           'density_prior_box', 'detection_output', 'iou_similarity', 'matrix_nms', 'multi_box_head',
            'multiclass_nms',
            'polygon_box_transform', 'prior_box', 'sigmoid_focal_loss', 'yolo_box']
