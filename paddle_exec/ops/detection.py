@@ -2,7 +2,8 @@
 and attributes; the numerics are kernels/detection.py, checked against Paddle 1.8.5 (tests/golden/api).
 
     iou_similarity         X [N,4], Y [M,4] -> Out [N,M]
-    box_coder              PriorBox [M,4], PriorBoxVar [M,4] (or attr `variance`), TargetBox -> OutputBox:
+    box_coder              PriorBox [M,4], PriorBoxVar [M,4] (or attr `variance`), TargetBox -> OutputBox (with
+                           TargetBox's LoD, as Paddle's ShareLoD("TargetBox", "OutputBox")):
                            encode_center_size ([N,4] -> [N,M,4]) or decode_center_size ([N,M,4] -> [N,M,4],
                            prior per column (axis 0) or per row (axis 1))
     prior_box, density_prior_box   Input [N,C,H,W], Image -> Boxes, Variances [H,W,P,4] (flatten_to_2d: [H*W*P,4])
@@ -17,8 +18,8 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
     roi_align, roi_pool    X [N,C,H,W], ROIs [R,4], RoisLod (LoD offsets of the RoIs over the images; optional
                            for one image) -> Out [R,C,ph,pw] (roi_pool also Argmax). Both differentiable in X.
 
-    bipartite_match        DistMat [N,M] -> ColToRowMatchIndices [1,M] int32, ColToRowMatchDist [1,M] (one instance:
-                           the LoD of several is not carried)
+    bipartite_match        DistMat [N,M] -> ColToRowMatchIndices [B,M] int32, ColToRowMatchDist [B,M]: one row per
+                           instance, the instances cut from DistMat's rows by its LoD (B = 1 without LoD)
     box_decoder_and_assign PriorBox [R,4], PriorBoxVar [4], TargetBox [R,C*4], BoxScore [R,C] -> DecodeBox,
                            OutputAssignBox
 
@@ -28,7 +29,8 @@ fluid.layers.detection lists too, is a loss: ops/loss_classification.py).
 from __future__ import annotations
 
 from ..framework.dtype import VarType
-from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
+from ..framework.errors import EnforceNotMet
+from ..framework.registry import GradSpec, defop, kernel_rule, lod_rule, shape_rule
 from ..kernels import detection as KD
 from ..kernels import nms as KN
 
@@ -73,6 +75,11 @@ def _box_coder_shape(ctx):
         raise ValueError("operator 'box_coder': code_type must be encode_center_size or decode_center_size, got %r"
                          % code_type)
     ctx.set_output('OutputBox', shape, ctx.in_dtype('TargetBox'))
+
+
+@lod_rule('box_coder')
+def _box_coder_lod(ctx):
+    ctx.share('TargetBox', 'OutputBox')
 
 
 @kernel_rule('box_coder')
@@ -414,7 +421,22 @@ def _bipartite_kernel(spec):
     match_type = spec.attr('match_type') or 'bipartite'
     threshold = spec.attr('dist_threshold')
     threshold = 0.5 if threshold is None else float(threshold)
-    return lambda dist: KD.bipartite_match(dist, match_type, threshold)
+
+    def run(dist, dist_lod):
+        if dist_lod and len(dist_lod) != 1:
+            raise EnforceNotMet("BipartiteMatchOp: Only support LoD with one level (Input(DistMat) has %d levels)"
+                                % len(dist_lod))
+        offsets = dist_lod[0] if dist_lod else None
+        if offsets is not None and offsets.shape[0] > 1 and bool((offsets[1:] <= offsets[:-1]).any()):
+            raise EnforceNotMet("The start row index must be lesser than the end row index (an instance of "
+                                "Input(DistMat) has no rows)")
+        return KD.bipartite_match(dist, match_type, threshold, offsets)
+    return run
+
+
+@lod_rule('bipartite_match')
+def _bipartite_lod(ctx):
+    ctx.read('DistMat')
 
 
 defop('box_decoder_and_assign', ['PriorBox', 'PriorBoxVar', 'TargetBox', 'BoxScore'],

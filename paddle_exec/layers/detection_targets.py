@@ -1,0 +1,96 @@
+"""fluid.layers.detection's SSD training builders (fluid 1.8 signatures): target_assign, and ssd_loss, which chains
+iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
+smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
+gradients into location and confidence). The ops are ops/detection_targets.py and ops/detection.py.
+"""
+from __future__ import annotations
+
+from .attribute import shape
+from .casting import cast
+from .detection import bipartite_match, box_coder, iou_similarity
+from .helper import LayerHelper
+from .indexing import slice
+from .loss import smooth_l1, softmax_with_cross_entropy
+from .manipulation import flatten, reshape
+from .math import reduce_sum
+
+__all__ = ['target_assign', 'ssd_loss']
+
+
+def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
+    """(out [N, P, K], out_weight [N, P, 1] float32): the rows of the LoD input `input` [M, P, K] picked per
+    instance by matched_indices [N, P] (mismatch_value where -1, weight 0), then the negative_indices of each
+    instance set to mismatch_value with weight 1."""
+    helper = LayerHelper('target_assign', name=name)
+    out = helper.create_variable_for_type_inference(dtype=input.dtype)
+    out_weight = helper.create_variable_for_type_inference(dtype='float32')
+    helper.append_op(type='target_assign',
+                     inputs={'X': input, 'MatchIndices': matched_indices, 'NegIndices': negative_indices},
+                     outputs={'Out': out, 'OutWeight': out_weight}, attrs={'mismatch_value': mismatch_value})
+    return out, out_weight
+
+
+def ssd_loss(location, confidence, gt_box, gt_label, prior_box, prior_box_var=None, background_label=0,
+             overlap_threshold=0.5, neg_pos_ratio=3.0, neg_overlap=0.5, loc_loss_weight=1.0, conf_loss_weight=1.0,
+             match_type='per_prediction', mining_type='max_negative', normalize=True, sample_size=None):
+    """SSD's multibox loss [N, 1] (per image, divided by the number of matched priors when `normalize`) of location
+    [N, Np, 4] and confidence [N, Np, C] against the LoD ground truth gt_box [Ng, 4] / gt_label [Ng, 1]."""
+    helper = LayerHelper('ssd_loss')
+    if mining_type != 'max_negative':
+        raise ValueError("Only support mining_type == max_negative now.")
+    conf_shape = shape(confidence)
+
+    def to_2d(var):
+        return flatten(x=var, axis=2)
+
+    # 1. match the priors to the ground truth
+    iou = iou_similarity(x=gt_box, y=prior_box)
+    matched_indices, matched_dist = bipartite_match(iou, match_type, overlap_threshold)
+    # 2. the confidence loss the hard negatives are mined by
+    gt_label = reshape(x=gt_label, shape=(len(gt_label.shape) - 1) * (0,) + (-1, 1))
+    gt_label.stop_gradient = True
+    target_label, _ = target_assign(gt_label, matched_indices, mismatch_value=background_label)
+    confidence = to_2d(confidence)
+    target_label = to_2d(cast(x=target_label, dtype='int64'))
+    target_label.stop_gradient = True
+    conf_loss = softmax_with_cross_entropy(confidence, target_label)
+    # 3. hard example mining
+    actual_shape = slice(conf_shape, axes=[0], starts=[0], ends=[2])
+    actual_shape.stop_gradient = True
+    conf_loss = reshape(x=conf_loss, shape=(-1, 0), actual_shape=actual_shape)
+    conf_loss.stop_gradient = True
+    neg_indices = helper.create_variable_for_type_inference(dtype='int32')
+    updated_matched_indices = helper.create_variable_for_type_inference(dtype=matched_indices.dtype)
+    helper.append_op(type='mine_hard_examples',
+                     inputs={'ClsLoss': conf_loss, 'LocLoss': None, 'MatchIndices': matched_indices,
+                             'MatchDist': matched_dist},
+                     outputs={'NegIndices': neg_indices, 'UpdatedMatchIndices': updated_matched_indices},
+                     attrs={'neg_pos_ratio': neg_pos_ratio, 'neg_dist_threshold': neg_overlap,
+                            'mining_type': mining_type, 'sample_size': sample_size})
+    # 4. regression and classification targets
+    encoded_bbox = box_coder(prior_box=prior_box, prior_box_var=prior_box_var, target_box=gt_box,
+                             code_type='encode_center_size')
+    target_bbox, target_loc_weight = target_assign(encoded_bbox, updated_matched_indices,
+                                                   mismatch_value=background_label)
+    target_label, target_conf_weight = target_assign(gt_label, updated_matched_indices, negative_indices=neg_indices,
+                                                     mismatch_value=background_label)
+    # 5. the weighted losses
+    target_label = cast(x=to_2d(target_label), dtype='int64')
+    conf_loss = softmax_with_cross_entropy(confidence, target_label)
+    target_conf_weight = to_2d(target_conf_weight)
+    conf_loss = conf_loss * target_conf_weight
+    target_label.stop_gradient = True
+    target_conf_weight.stop_gradient = True
+    location = to_2d(location)
+    target_bbox = to_2d(target_bbox)
+    loc_loss = smooth_l1(location, target_bbox)
+    target_loc_weight = to_2d(target_loc_weight)
+    loc_loss = loc_loss * target_loc_weight
+    target_bbox.stop_gradient = True
+    target_loc_weight.stop_gradient = True
+    loss = conf_loss_weight * conf_loss + loc_loss_weight * loc_loss
+    loss = reshape(x=loss, shape=(-1, 0), actual_shape=actual_shape)
+    loss = reduce_sum(loss, dim=1, keep_dim=True)
+    if normalize:
+        loss = loss / reduce_sum(target_loc_weight)
+    return loss

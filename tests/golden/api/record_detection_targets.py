@@ -1,0 +1,77 @@
+"""Records what Paddle 1.8.5 computes for the LoD-bound training builders of fluid.layers.detection (target_assign,
+ssd_loss, yolov3_loss, ...) on fixed inputs, gradients included, into detection_targets.npz beside this file. Runs
+only where Paddle 1.8.5 is installed:
+
+    /work/pd18/bin/python tests/golden/api/record_detection_targets.py
+
+Keys: '<case>.in.<name>' inputs, '<case>.inlod.<name>' the LoD lengths of a LoD input (one level),
+'<case>.out.<k>' outputs (k-th fetch), '<case>.lod.<k>' the LoD offsets of a LoD output. A case's fetches may
+include gradients ('<name>@GRAD' of an input, after append_backward of the mean of the first output).
+tests/kernels/test_detection_targets.py builds the same programs on paddle_exec and compares.
+"""
+import os
+
+import numpy as np
+import paddle.fluid as fluid
+
+L = fluid.layers
+rng = np.random.RandomState(7)
+OUT = {}
+
+
+def boxes(n, scale=1.0):
+    xy = rng.uniform(0, 0.6, (n, 2))
+    wh = rng.uniform(0.1, 0.4, (n, 2))
+    return (np.concatenate([xy, xy + wh], 1) * scale).astype('float32')
+
+
+def run(case, build, feeds, lods=None, grads=()):
+    """feeds: name -> array; lods: name -> lengths (one LoD level); grads: input names whose gradient is fetched."""
+    lods = lods or {}
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        vars_ = {n: fluid.data(n, [None] + list(v.shape[1:]), str(v.dtype), lod_level=1 if n in lods else 0)
+                 for n, v in feeds.items()}
+        for n in grads:
+            vars_[n].stop_gradient = False
+        outs = list(build(**vars_))
+        if grads:
+            fluid.backward.append_backward(L.mean(outs[0]))
+            outs += [main.global_block().var(n + '@GRAD') for n in grads]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    feed = {n: fluid.create_lod_tensor(v, [lods[n]], fluid.CPUPlace()) if n in lods else v for n, v in feeds.items()}
+    res = exe.run(main, feed=feed, fetch_list=outs, return_numpy=False)
+    for n, v in feeds.items():
+        OUT['%s.in.%s' % (case, n)] = v
+        if n in lods:
+            OUT['%s.inlod.%s' % (case, n)] = np.array(lods[n], 'int64')
+    for k, r in enumerate(res):
+        OUT['%s.out.%d' % (case, k)] = np.array(r)
+        if r.lod():
+            OUT['%s.lod.%d' % (case, k)] = np.array(r.lod()[-1], 'int64')
+
+
+# --- target_assign, ssd_loss ---------------------------------------------------------------------------------------
+ta_x = rng.uniform(-1, 1, (5, 6, 4)).astype('float32')
+ta_match = np.array([[-1, 1, 0, -1, 1, -1], [0, -1, -1, 0, -1, -1], [-1, -1, 1, 1, 0, 0]], 'int32')
+run('target_assign', lambda x, m: L.target_assign(x, m, mismatch_value=3), {'x': ta_x, 'm': ta_match},
+    lods={'x': [2, 1, 2]})
+run('target_assign_neg', lambda x, m, n: L.target_assign(x, m, n, mismatch_value=0),
+    {'x': rng.randint(0, 5, (5, 1, 1)).astype('int32'), 'm': ta_match,
+     'n': np.array([[0], [3], [1], [2], [5]], 'int32')}, lods={'x': [2, 1, 2], 'n': [2, 3, 0]})
+gt = np.concatenate([boxes(3), boxes(1), boxes(2)])
+prior = np.concatenate([boxes(10), gt + 0.02])            # some priors close to the ground truth
+pvar = np.tile(np.array([[0.1, 0.1, 0.2, 0.2]], 'float32'), (prior.shape[0], 1))
+ssd_feed = {'loc': rng.uniform(-1, 1, (3, 16, 4)).astype('float32'),
+            'conf': rng.uniform(-2, 2, (3, 16, 4)).astype('float32'),
+            'gt': gt, 'lbl': np.array([[1], [3], [2], [1], [2], [3]], 'float32'), 'p': prior, 'pv': pvar}
+run('ssd_loss', lambda loc, conf, gt, lbl, p, pv: [L.ssd_loss(loc, conf, gt, lbl, p, pv)], ssd_feed,
+    lods={'gt': [3, 1, 2], 'lbl': [3, 1, 2]}, grads=('loc', 'conf'))
+run('ssd_loss_bipartite', lambda loc, conf, gt, lbl, p, pv: [L.ssd_loss(
+    loc, conf, gt, lbl, p, pv, background_label=0, overlap_threshold=0.3, neg_pos_ratio=2.0, neg_overlap=0.4,
+    loc_loss_weight=0.5, conf_loss_weight=2.0, match_type='bipartite', normalize=False)], ssd_feed,
+    lods={'gt': [3, 1, 2], 'lbl': [3, 1, 2]}, grads=('loc', 'conf'))
+
+np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
+print('recorded', len(OUT), 'arrays')

@@ -1,0 +1,206 @@
+"""The LoD-bound detection training builders (target_assign, mine_hard_examples through ssd_loss, ...) against the
+numbers and gradients Paddle 1.8.5 computed for the same programs (tests/golden/api/detection_targets.npz,
+recorded by record_detection_targets.py), and numpy references of the kernels."""
+import os
+
+import numpy as np
+import pytest
+
+import paddle_exec.fluid as fluid
+from paddle_exec.backward import append_backward
+from paddle_exec.framework import Program, Scope, program_guard, unique_name
+from paddle_exec.kernels import detection as KD
+from paddle_exec.kernels import detection_targets as K
+from paddle_exec.layers.helper import LayerHelper
+
+L = fluid.layers
+GOLDEN = np.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golden', 'api', 'detection_targets.npz'))
+
+
+def run_case(case, build, grads=()):
+    """Builds `case` as record_detection_targets.py does and returns (fetched LoD tensors, golden outputs)."""
+    feeds = {k.split('.in.')[1]: GOLDEN[k] for k in GOLDEN.files if k.startswith(case + '.in.')}
+    lods = {k.split('.inlod.')[1]: list(GOLDEN[k]) for k in GOLDEN.files if k.startswith(case + '.inlod.')}
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        vars_ = {n: fluid.data(n, [None] + list(v.shape[1:]), str(v.dtype), lod_level=1 if n in lods else 0)
+                 for n, v in feeds.items()}
+        for n in grads:
+            vars_[n].stop_gradient = False
+        outs = list(build(**vars_))
+        if grads:
+            append_backward(L.mean(outs[0]))
+            outs += [main.global_block().var(n + '@GRAD') for n in grads]
+    exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
+    exe.run(startup, scope=scope)
+    place = fluid.CPUPlace()
+    feed = {n: fluid.create_lod_tensor(v, [lods[n]], place) if n in lods else v for n, v in feeds.items()}
+    got = exe.run(main, feed=feed, fetch_list=outs, scope=scope, return_numpy=False)
+    want = [(GOLDEN['%s.out.%d' % (case, k)], GOLDEN.get('%s.lod.%d' % (case, k))) for k in range(len(outs))]
+    return got, want
+
+
+def assert_matches(got, want, rtol=1e-5, atol=1e-6):
+    for k, (g, (w, w_lod)) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(np.array(g), w, rtol=rtol, atol=atol, err_msg='fetch %d' % k)
+        assert np.array(g).dtype == w.dtype, (k, np.array(g).dtype, w.dtype)
+        if w_lod is not None:
+            assert list(g.lod()[-1]) == list(w_lod), (k, g.lod(), w_lod)
+
+
+# --- target_assign ------------------------------------------------------------------------------------------------
+
+def target_assign_ref(x, lengths, match, neg=None, neg_lengths=None, mismatch=0):
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    n, p = match.shape
+    out = np.full((n, p, x.shape[2]), mismatch, x.dtype)
+    weight = np.zeros((n, p, 1), 'float32')
+    for i in range(n):
+        for j in range(p):
+            if match[i, j] > -1:
+                out[i, j] = x[offsets[i] + match[i, j], j % x.shape[1]]
+                weight[i, j] = 1
+    if neg is not None:
+        neg_offsets = np.concatenate([[0], np.cumsum(neg_lengths)])
+        for i in range(n):
+            for j in neg[neg_offsets[i]:neg_offsets[i + 1], 0]:
+                out[i, j] = mismatch
+                weight[i, j] = 1
+    return out, weight
+
+
+def test_target_assign_matches_paddle_and_numpy():
+    got, want = run_case('target_assign', lambda x, m: L.target_assign(x, m, mismatch_value=3))
+    assert_matches(got, want)
+    ref = target_assign_ref(GOLDEN['target_assign.in.x'], GOLDEN['target_assign.inlod.x'],
+                            GOLDEN['target_assign.in.m'], mismatch=3)
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(np.array(g), r)
+
+
+def test_target_assign_negative_indices_int_input():
+    got, want = run_case('target_assign_neg', lambda x, m, n: L.target_assign(x, m, n, mismatch_value=0))
+    assert_matches(got, want)
+    g = GOLDEN
+    ref = target_assign_ref(g['target_assign_neg.in.x'], g['target_assign_neg.inlod.x'], g['target_assign_neg.in.m'],
+                            g['target_assign_neg.in.n'], g['target_assign_neg.inlod.n'])
+    for out, r in zip(got, ref):
+        np.testing.assert_array_equal(np.array(out), r)
+
+
+def test_target_assign_needs_lod():
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        x = fluid.data('x', [None, 6, 4], 'float32')
+        m = fluid.data('m', [None, 6], 'int32')
+        out, _ = L.target_assign(x, m)
+    with pytest.raises(Exception, match='TargetAssignOp input\\(X\\) needs 1 level of LoD'):
+        fluid.Executor(fluid.CPUPlace()).run(main, feed={'x': np.zeros((2, 6, 4), 'float32'),
+                                                         'm': np.zeros((1, 6), 'int32')}, fetch_list=[out],
+                                             scope=Scope())
+
+
+def test_target_assign_shape_checks():
+    with program_guard(Program(), Program()):
+        x = fluid.data('x', [None, 4], 'float32', lod_level=1)
+        m = fluid.data('m', [None, 6], 'int32')
+        with pytest.raises(ValueError, match='Expected the rank of Input\\(X\\) is 3'):
+            L.target_assign(x, m)
+
+
+# --- mine_hard_examples -------------------------------------------------------------------------------------------
+
+def mine_ref(cls_loss, loc_loss, match, dist, mining_type, ratio, threshold, sample_size):
+    negs, updated = [], match.copy()
+    for i in range(match.shape[0]):
+        hard = mining_type == 'hard_example'
+        eligible = [j for j in range(match.shape[1]) if hard or (match[i, j] == -1 and dist[i, j] < threshold)]
+        loss = cls_loss[i] + (loc_loss[i] if hard and loc_loss is not None else 0)
+        n_pos = int((match[i] != -1).sum())
+        n_sel = min(sample_size, len(eligible)) if hard else min(int(n_pos * ratio), len(eligible))
+        chosen = set(sorted(eligible, key=lambda j: -loss[j])[:n_sel])
+        if hard:
+            for j in range(match.shape[1]):
+                if match[i, j] > -1 and j not in chosen:
+                    updated[i, j] = -1
+            negs.append([j for j in range(match.shape[1]) if match[i, j] == -1 and j in chosen])
+        else:
+            negs.append(sorted(chosen))
+    return negs, updated
+
+
+@pytest.mark.parametrize('mining_type', ['max_negative', 'hard_example'])
+def test_mine_hard_examples_against_numpy(mining_type):
+    rng = np.random.RandomState(3)
+    match = rng.randint(-1, 3, (4, 12)).astype('int32')
+    match[rng.rand(4, 12) < 0.4] = -1
+    dist = rng.rand(4, 12).astype('float32')
+    cls_loss, loc_loss = rng.rand(4, 12).astype('float32'), rng.rand(4, 12).astype('float32')
+    neg, updated, offsets = K.mine_hard_examples(cls_loss, loc_loss, match, dist, mining_type, 1.5, 0.6, 5)
+    want_negs, want_updated = mine_ref(cls_loss, loc_loss, match, dist, mining_type, 1.5, 0.6, 5)
+    assert [list(neg[offsets[i]:offsets[i + 1], 0]) for i in range(4)] == want_negs
+    np.testing.assert_array_equal(updated, want_updated)
+    assert neg.dtype == np.int32 and neg.shape == (offsets[-1], 1)
+
+
+def test_mine_hard_examples_attribute_checks():
+    with program_guard(Program(), Program()):
+        helper = LayerHelper('mine_hard_examples')
+        loss = fluid.data('l', [2, 5], 'float32')
+        match = fluid.data('m', [2, 5], 'int32')
+        outs = {'NegIndices': helper.create_variable_for_type_inference('int32'),
+                'UpdatedMatchIndices': helper.create_variable_for_type_inference('int32')}
+        with pytest.raises(ValueError, match='sample_size must greater than zero in hard_example mode'):
+            helper.append_op(type='mine_hard_examples',
+                             inputs={'ClsLoss': loss, 'MatchIndices': match, 'MatchDist': loss},
+                             outputs=outs, attrs={'mining_type': 'hard_example', 'sample_size': 0})
+        with pytest.raises(ValueError, match='neg_dist_threshold must less than one'):
+            helper.append_op(type='mine_hard_examples',
+                             inputs={'ClsLoss': loss, 'MatchIndices': match, 'MatchDist': loss},
+                             outputs=outs, attrs={'neg_dist_threshold': 1.5})
+
+
+# --- bipartite_match over LoD instances, ssd_loss ----------------------------------------------------------------
+
+def test_bipartite_match_per_instance():
+    rng = np.random.RandomState(5)
+    dist = rng.rand(5, 6).astype('float32')
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        d = fluid.data('d', [None, 6], 'float32', lod_level=1)
+        idx, md = L.bipartite_match(d)
+    got = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={'d': fluid.create_lod_tensor(dist, [[2, 3]], fluid.CPUPlace())}, fetch_list=[idx, md],
+        scope=Scope())
+    assert got[0].shape == (2, 6)
+    for i, (lo, hi) in enumerate([(0, 2), (2, 5)]):
+        one_idx, one_dist = KD.bipartite_match(dist[lo:hi], 'bipartite', 0.5)
+        np.testing.assert_array_equal(got[0][i], one_idx[0])
+        np.testing.assert_array_equal(got[1][i], one_dist[0])
+
+
+def _ssd(loc, conf, gt, lbl, p, pv):
+    return [L.ssd_loss(loc, conf, gt, lbl, p, pv)]
+
+
+def _ssd_bipartite(loc, conf, gt, lbl, p, pv):
+    return [L.ssd_loss(loc, conf, gt, lbl, p, pv, background_label=0, overlap_threshold=0.3, neg_pos_ratio=2.0,
+                       neg_overlap=0.4, loc_loss_weight=0.5, conf_loss_weight=2.0, match_type='bipartite',
+                       normalize=False)]
+
+
+@pytest.mark.parametrize('case,build', [('ssd_loss', _ssd), ('ssd_loss_bipartite', _ssd_bipartite)])
+def test_ssd_loss_and_gradients_match_paddle(case, build):
+    got, want = run_case(case, build, grads=('loc', 'conf'))
+    assert_matches(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_ssd_loss_only_max_negative():
+    with program_guard(Program(), Program()):
+        loc = fluid.data('loc', [2, 3, 4], 'float32')
+        conf = fluid.data('conf', [2, 3, 5], 'float32')
+        gt = fluid.data('gt', [None, 4], 'float32', lod_level=1)
+        lbl = fluid.data('lbl', [None, 1], 'float32', lod_level=1)
+        p = fluid.data('p', [3, 4], 'float32')
+        with pytest.raises(ValueError, match='Only support mining_type == max_negative now.'):
+            L.ssd_loss(loc, conf, gt, lbl, p, p, mining_type='hard_example')
