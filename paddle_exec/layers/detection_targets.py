@@ -1,10 +1,12 @@
-"""fluid.layers.detection's SSD training builders (fluid 1.8 signatures): target_assign, and ssd_loss, which chains
+"""fluid.layers.detection's training builders (fluid 1.8 signatures): yolov3_loss (one op, ops/yolov3_loss.py),
+target_assign, and ssd_loss, which chains
 iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
 smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
 gradients into location and confidence). The ops are ops/detection_targets.py and ops/detection.py.
 """
 from __future__ import annotations
 
+from ..framework.variable import Variable
 from .attribute import shape
 from .casting import cast
 from .detection import bipartite_match, box_coder, iou_similarity
@@ -14,7 +16,7 @@ from .loss import smooth_l1, softmax_with_cross_entropy
 from .manipulation import flatten, reshape
 from .math import reduce_sum
 
-__all__ = ['target_assign', 'ssd_loss']
+__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss']
 
 
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
@@ -93,4 +95,41 @@ def ssd_loss(location, confidence, gt_box, gt_label, prior_box, prior_box_var=No
     loss = reduce_sum(loss, dim=1, keep_dim=True)
     if normalize:
         loss = loss / reduce_sum(target_loc_weight)
+    return loss
+
+
+def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, gt_score=None,
+                use_label_smooth=True, name=None, scale_x_y=1.):
+    """YOLOv3's loss [N] of the head output x [N, M*(5+C), H, W] against gt_box [N, B, 4] (cx, cy, w, h relative
+    to the image; zero-sized boxes are padding), gt_label [N, B] int32 and the optional mixup gt_score [N, B]."""
+    helper = LayerHelper('yolov3_loss', name=name)
+    if not isinstance(x, Variable):
+        raise TypeError("Input x of yolov3_loss must be Variable")
+    if not isinstance(gt_box, Variable):
+        raise TypeError("Input gtbox of yolov3_loss must be Variable")
+    if not isinstance(gt_label, Variable):
+        raise TypeError("Input gtlabel of yolov3_loss must be Variable")
+    if gt_score is not None and not isinstance(gt_score, Variable):
+        raise TypeError("Input gtscore of yolov3_loss must be Variable")
+    if not isinstance(anchors, (list, tuple)):
+        raise TypeError("Attr anchors of yolov3_loss must be list or tuple")
+    if not isinstance(anchor_mask, (list, tuple)):
+        raise TypeError("Attr anchor_mask of yolov3_loss must be list or tuple")
+    if not isinstance(class_num, int):
+        raise TypeError("Attr class_num of yolov3_loss must be an integer")
+    if not isinstance(ignore_thresh, float):
+        raise TypeError("Attr ignore_thresh of yolov3_loss must be a float number")
+    if not isinstance(use_label_smooth, bool):
+        raise TypeError("Attr use_label_smooth of yolov3_loss must be a bool value")
+    loss = helper.create_variable_for_type_inference(dtype=x.dtype)
+    objectness_mask = helper.create_variable_for_type_inference(dtype='int32')
+    gt_match_mask = helper.create_variable_for_type_inference(dtype='int32')
+    inputs = {'X': x, 'GTBox': gt_box, 'GTLabel': gt_label}
+    if gt_score is not None:
+        inputs['GTScore'] = gt_score
+    helper.append_op(type='yolov3_loss', inputs=inputs,
+                     outputs={'Loss': loss, 'ObjectnessMask': objectness_mask, 'GTMatchMask': gt_match_mask},
+                     attrs={'anchors': anchors, 'anchor_mask': anchor_mask, 'class_num': class_num,
+                            'ignore_thresh': ignore_thresh, 'downsample_ratio': downsample_ratio,
+                            'use_label_smooth': use_label_smooth, 'scale_x_y': scale_x_y})
     return loss

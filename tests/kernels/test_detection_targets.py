@@ -1,4 +1,4 @@
-"""The LoD-bound detection training builders (target_assign, mine_hard_examples through ssd_loss, ...) against the
+"""The detection training builders (target_assign, mine_hard_examples through ssd_loss, yolov3_loss) against the
 numbers and gradients Paddle 1.8.5 computed for the same programs (tests/golden/api/detection_targets.npz,
 recorded by record_detection_targets.py), and numpy references of the kernels."""
 import os
@@ -11,7 +11,9 @@ from paddle_exec.backward import append_backward
 from paddle_exec.framework import Program, Scope, program_guard, unique_name
 from paddle_exec.kernels import detection as KD
 from paddle_exec.kernels import detection_targets as K
+from paddle_exec.kernels import yolov3_loss as KY
 from paddle_exec.layers.helper import LayerHelper
+from tests.kernels.gradcheck import check_grad, numeric_grad, projection
 
 L = fluid.layers
 GOLDEN = np.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golden', 'api', 'detection_targets.npz'))
@@ -204,3 +206,117 @@ def test_ssd_loss_only_max_negative():
         p = fluid.data('p', [3, 4], 'float32')
         with pytest.raises(ValueError, match='Only support mining_type == max_negative now.'):
             L.ssd_loss(loc, conf, gt, lbl, p, p, mining_type='hard_example')
+
+
+# --- yolov3_loss --------------------------------------------------------------------------------------------------
+
+def _with_masks(loss):
+    op = loss.block.ops[-1]
+    return [loss, loss.block.var(op.output('ObjectnessMask')[0]), loss.block.var(op.output('GTMatchMask')[0])]
+
+
+def _yolo(x, box, label):
+    return _with_masks(L.yolov3_loss(x, box, label, anchors=[10, 13, 16, 30, 33, 23], anchor_mask=[0, 1],
+                                     class_num=3, ignore_thresh=0.7, downsample_ratio=8))
+
+
+def _yolo_score(x, box, label, score):
+    return _with_masks(L.yolov3_loss(x, box, label, anchors=[10, 13, 16, 30, 33, 23], anchor_mask=[1, 2],
+                                     class_num=3, ignore_thresh=0.3, downsample_ratio=8, gt_score=score,
+                                     use_label_smooth=False, scale_x_y=1.2))
+
+
+@pytest.mark.parametrize('case,build', [('yolov3_loss', _yolo), ('yolov3_loss_score', _yolo_score)])
+def test_yolov3_loss_masks_and_gradient_match_paddle(case, build):
+    got, want = run_case(case, build, grads=('x',))
+    assert_matches(got, want, rtol=1e-5, atol=1e-6)
+
+
+def yolov3_loss_ref(x, box, label, score, anchors, mask, class_num, ignore, downsample, smooth, scale_xy):
+    """Paddle's yolov3 loss written out in numpy (float64), from the op's documentation."""
+    sig = lambda v: 1 / (1 + np.exp(-v))                                           # noqa: E731
+    sce = lambda v, t: max(v, 0) - v * t + np.log1p(np.exp(-abs(v)))               # noqa: E731
+
+    def iou(a, b):
+        ow = min(a[0] + a[2] / 2, b[0] + b[2] / 2) - max(a[0] - a[2] / 2, b[0] - b[2] / 2)
+        oh = min(a[1] + a[3] / 2, b[1] + b[3] / 2) - max(a[1] - a[3] / 2, b[1] - b[3] / 2)
+        inter = 0 if ow < 0 or oh < 0 else ow * oh
+        return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+    n, _, h, w = x.shape
+    size = downsample * h
+    x = x.reshape(n, len(mask), 5 + class_num, h, w)
+    s = min(1 / class_num, 1 / 40) if smooth else 0.0
+    loss = np.zeros(n)
+    for i in range(n):
+        valid = [t for t in range(box.shape[1]) if box[i, t, 2] >= 1e-6 and box[i, t, 3] >= 1e-6]
+        obj = np.zeros((len(mask), h, w))
+        for j, a in enumerate(mask):
+            for k in range(h):
+                for c in range(w):
+                    p = [(c + sig(x[i, j, 0, k, c]) * scale_xy - 0.5 * (scale_xy - 1)) / h,
+                         (k + sig(x[i, j, 1, k, c]) * scale_xy - 0.5 * (scale_xy - 1)) / h,
+                         np.exp(x[i, j, 2, k, c]) * anchors[2 * a] / size,
+                         np.exp(x[i, j, 3, k, c]) * anchors[2 * a + 1] / size]
+                    if max([iou(p, box[i, t]) for t in valid] + [0]) > ignore:
+                        obj[j, k, c] = -1
+        for t in valid:
+            g = box[i, t]
+            ious = [iou([0, 0, anchors[2 * q] / size, anchors[2 * q + 1] / size], [0, 0, g[2], g[3]])
+                    for q in range(len(anchors) // 2)]
+            best = int(np.argmax(ious))
+            if best not in mask:
+                continue
+            j, gi, gj = mask.index(best), int(g[0] * w), int(g[1] * h)
+            v = x[i, j, :, gj, gi]
+            wt = (2 - g[2] * g[3]) * score[i, t]
+            loss[i] += wt * (sce(v[0], g[0] * h - gi) + sce(v[1], g[1] * h - gj)
+                             + abs(v[2] - np.log(g[2] * size / anchors[2 * best]))
+                             + abs(v[3] - np.log(g[3] * size / anchors[2 * best + 1])))
+            loss[i] += score[i, t] * sum(sce(v[5 + c], 1 - s if c == label[i, t] else s) for c in range(class_num))
+            obj[j, gj, gi] = score[i, t]
+        for j in range(len(mask)):
+            for k in range(h):
+                for c in range(w):
+                    if obj[j, k, c] > 1e-5:
+                        loss[i] += sce(x[i, j, 4, k, c], 1.0) * obj[j, k, c]
+                    elif obj[j, k, c] > -0.5:
+                        loss[i] += sce(x[i, j, 4, k, c], 0.0)
+    return loss
+
+
+def test_yolov3_loss_against_numpy_reference():
+    g = GOLDEN
+    x, box, label = g['yolov3_loss_score.in.x'], g['yolov3_loss_score.in.box'], g['yolov3_loss_score.in.label']
+    score = g['yolov3_loss_score.in.score']
+    anchors = [10, 13, 16, 30, 33, 23]
+    for mask, smooth, scale_xy, ignore, sc in [([0, 1], True, 1.0, 0.7, None), ([1, 2], False, 1.2, 0.3, score)]:
+        loss, _, _ = KY.yolov3_loss(x.astype('float64'), box, label, sc, anchors, mask, 3, ignore, 8, smooth, scale_xy)
+        ref = yolov3_loss_ref(x.astype('float64'), box.astype('float64'), label,
+                              np.ones((2, 4)) if sc is None else sc.astype('float64'), anchors, mask, 3, ignore, 8,
+                              smooth, scale_xy)
+        np.testing.assert_allclose(loss, ref, rtol=1e-6)
+
+
+def test_yolov3_loss_gradient_finite_differences():
+    g = GOLDEN
+    x = g['yolov3_loss_score.in.x'].astype('float64')
+    box, label, score = g['yolov3_loss_score.in.box'], g['yolov3_loss_score.in.label'], g['yolov3_loss_score.in.score']
+    args = ([10, 13, 16, 30, 33, 23], [1, 2], 3)
+    proj = projection((2,), seed=4)
+
+    def f(xx):
+        return float(np.dot(KY.yolov3_loss(xx, box, label, score, *args, 0.3, 8, True, 1.2)[0], proj))
+    _, obj_mask, match = KY.yolov3_loss(x, box, label, score, *args, 0.3, 8, True, 1.2)
+    dx = KY.yolov3_loss_grad(x, box, label, score, proj, obj_mask, match, *args, 8, True)
+    check_grad(dx, numeric_grad(f, [x], 0, eps=1e-6))
+
+
+def test_yolov3_loss_argument_checks():
+    with program_guard(Program(), Program()):
+        x = fluid.data('x', [None, 16, 4, 4], 'float32')
+        box = fluid.data('box', [None, 4, 4], 'float32')
+        label = fluid.data('label', [None, 4], 'int32')
+        with pytest.raises(TypeError, match='Attr ignore_thresh of yolov3_loss must be a float number'):
+            L.yolov3_loss(x, box, label, [10, 13, 16, 30], [0, 1], 3, 1, 8)
+        with pytest.raises(ValueError, match=r'anchor_mask_number \* \(5 \+ class_num\)'):
+            L.yolov3_loss(x, box, label, [10, 13, 16, 30], [0, 1], 4, 0.5, 8)

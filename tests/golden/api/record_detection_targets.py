@@ -73,5 +73,27 @@ run('ssd_loss_bipartite', lambda loc, conf, gt, lbl, p, pv: [L.ssd_loss(
     loc_loss_weight=0.5, conf_loss_weight=2.0, match_type='bipartite', normalize=False)], ssd_feed,
     lods={'gt': [3, 1, 2], 'lbl': [3, 1, 2]}, grads=('loc', 'conf'))
 
+
+# --- yolov3_loss ---------------------------------------------------------------------------------------------------
+def with_masks(loss):
+    """The loss and the op's two mask outputs (which the layer does not return)."""
+    op = loss.block.ops[-1]
+    return [loss, loss.block.var(op.output('ObjectnessMask')[0]), loss.block.var(op.output('GTMatchMask')[0])]
+
+
+yolo_box_gt = np.array([[[0.30, 0.40, 0.20, 0.30], [0.70, 0.20, 0.45, 0.85], [0.55, 0.60, 0.95, 0.70],
+                         [0.0, 0.0, 0.0, 0.0]],
+                        [[0.12, 0.85, 0.35, 0.40], [0.60, 0.55, 0.25, 0.20], [0.90, 0.10, 0.15, 0.50],
+                         [0.40, 0.30, 0.50, 0.90]]], 'float32')
+yolo_feed = {'x': rng.uniform(-1, 1, (2, 2 * (5 + 3), 4, 4)).astype('float32'), 'box': yolo_box_gt,
+             'label': np.array([[0, 2, 1, 0], [1, 1, 0, 2]], 'int32')}
+run('yolov3_loss', lambda x, box, label: with_masks(L.yolov3_loss(
+    x, box, label, anchors=[10, 13, 16, 30, 33, 23], anchor_mask=[0, 1], class_num=3, ignore_thresh=0.7,
+    downsample_ratio=8)), yolo_feed, grads=('x',))
+run('yolov3_loss_score', lambda x, box, label, score: with_masks(L.yolov3_loss(
+    x, box, label, anchors=[10, 13, 16, 30, 33, 23], anchor_mask=[1, 2], class_num=3, ignore_thresh=0.3,
+    downsample_ratio=8, gt_score=score, use_label_smooth=False, scale_x_y=1.2)),
+    dict(yolo_feed, score=rng.uniform(0.2, 1.0, (2, 4)).astype('float32')), grads=('x',))
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
