@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from .activation import softmax
-from .checks import check_variable_and_dtype
+from .checks import check_type, check_variable_and_dtype
 from .conv import conv2d
 from .helper import LayerHelper
 from .manipulation import concat, flatten, reshape, transpose
@@ -17,7 +17,7 @@ from .manipulation import concat, flatten, reshape, transpose
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
            'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
-           'multiclass_nms2', 'detection_map']
+           'multiclass_nms2', 'detection_map', 'locality_aware_nms']
 
 
 def _as_list(value, name: str) -> list:
@@ -392,3 +392,30 @@ def detection_map(detect_res, label, class_num, background_label=0, overlap_thre
                      {'overlap_threshold': overlap_threshold, 'evaluate_difficult': evaluate_difficult,
                       'ap_type': ap_version, 'class_num': class_num})
     return map_out
+
+
+def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3, normalized=True,
+                       nms_eta=1., background_label=-1, name=None):
+    """EAST's locality-aware NMS of bboxes [N, M, 4] with scores [N, 1, M]: a LoD tensor [K, 6] of
+    (label, merged score, merged box), one sequence per image ([[-1]] when nothing is kept)."""
+    check_variable_and_dtype(bboxes, 'bboxes', ['float32', 'float64'], 'locality_aware_nms')
+    check_variable_and_dtype(scores, 'scores', ['float32', 'float64'], 'locality_aware_nms')
+    check_type(background_label, 'background_label', int, 'locality_aware_nms')
+    check_type(score_threshold, 'score_threshold', float, 'locality_aware_nms')
+    check_type(nms_top_k, 'nms_top_k', int, 'locality_aware_nms')
+    check_type(nms_eta, 'nms_eta', float, 'locality_aware_nms')
+    check_type(nms_threshold, 'nms_threshold', float, 'locality_aware_nms')
+    check_type(keep_top_k, 'keep_top_k', int, 'locality_aware_nms')
+    check_type(normalized, 'normalized', bool, 'locality_aware_nms')
+    shape = scores.shape
+    assert len(shape) == 3, "dim size of scores must be 3"
+    assert shape[1] == 1, "locality_aware_nms only support one class, Tensor score shape must be [N, 1, M]"
+    helper = LayerHelper('locality_aware_nms', name=name)
+    output = helper.create_variable_for_type_inference(dtype=bboxes.dtype)
+    helper.append_op(type='locality_aware_nms', inputs={'BBoxes': bboxes, 'Scores': scores},
+                     attrs={'background_label': background_label, 'score_threshold': score_threshold,
+                            'nms_top_k': nms_top_k, 'nms_threshold': nms_threshold, 'nms_eta': nms_eta,
+                            'keep_top_k': keep_top_k, 'normalized': normalized},
+                     outputs={'Out': output})
+    output.stop_gradient = True
+    return output

@@ -12,9 +12,12 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
     box_clip               Input [N,M,4] (or [M,4]), ImInfo [N,3] -> Output
     polygon_box_transform  Input [N,C,H,W] -> Output
     multiclass_nms         BBoxes [N,M,4], Scores [N,C,M] -> Out [K,6] (label, score, box), the images' rows one
-                           after the other (Paddle gives them as a LoD tensor; the LoD is not carried here);
-                           multiclass_nms2 adds Index [K,1] (the kept boxes in the flattened N*M boxes)
+                           after the other, cut by a one-level LoD (one sequence per image, as Paddle's);
+                           multiclass_nms2 adds Index [K,1] (the kept boxes in the flattened N*M boxes, same LoD)
     matrix_nms             the same slots as multiclass_nms2, boxes kept by Matrix NMS (kernels/nms.py)
+    locality_aware_nms     the slots of multiclass_nms (one class in practice), boxes merged then kept by
+                           locality-aware NMS (kernels/nms.py); box size 4 only (Paddle's 8-32 point polygons are not
+                           implemented)
     roi_align, roi_pool    X [N,C,H,W], ROIs [R,4], RoisLod (LoD offsets of the RoIs over the images; optional
                            for one image) -> Out [R,C,ph,pw] (roi_pool also Argmax). Both differentiable in X.
 
@@ -28,8 +31,11 @@ fluid.layers.detection lists too, is a loss: ops/loss_classification.py).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework.dtype import VarType
 from ..framework.errors import EnforceNotMet
+from ..framework.lod import as_lod
 from ..framework.registry import GradSpec, defop, kernel_rule, lod_rule, shape_rule
 from ..kernels import detection as KD
 from ..kernels import nms as KN
@@ -264,10 +270,58 @@ def _nms_kernel(spec):
                                    'keep_top_k', 'normalized')}
 
     def run(bboxes, scores):
-        out, _, _ = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+        out, offsets, _ = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
                                       a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
                                       a['nms_eta'], a['background_label'])
-        return (out,)
+        return out, as_lod([offsets])
+    return run
+
+
+@lod_rule('multiclass_nms', 'locality_aware_nms')
+def _nms_lod(ctx):
+    ctx.compute('Out', 1)
+
+
+@lod_rule('multiclass_nms2', 'matrix_nms')
+def _nms2_lod(ctx):
+    ctx.compute('Out', 1)
+    ctx.compute('Index', 1)
+
+
+defop('locality_aware_nms', ['BBoxes', 'Scores'], ['Out'],
+      {'background_label': -1, 'score_threshold': 0.0, 'nms_top_k': -1, 'nms_threshold': 0.3, 'nms_eta': 1.0,
+       'keep_top_k': -1, 'normalized': True})
+
+
+@shape_rule('locality_aware_nms')
+def _locality_nms_shape(ctx):
+    boxes = ctx.in_shape('BBoxes')
+    if len(ctx.in_shape('Scores')) != 3:
+        raise ValueError("operator 'locality_aware_nms': The rank of Input(Scores) must be 3. But received %d."
+                         % len(ctx.in_shape('Scores')))
+    if len(boxes) != 3:
+        raise ValueError("operator 'locality_aware_nms': The rank of Input(BBoxes) must be 3. But received %d."
+                         % len(boxes))
+    if boxes[2] >= 0 and boxes[2] != 4:
+        raise NotImplementedError("operator 'locality_aware_nms': paddle_exec supports boxes of 4 coordinates "
+                                  "[xmin, ymin, xmax, ymax] only (Paddle's 8, 16, 24 or 32 point polygons are not "
+                                  "implemented), got the last dimension %d" % boxes[2])
+    ctx.set_output('Out', (boxes[1], boxes[2] + 2 if boxes[2] >= 0 else 6), ctx.in_dtype('BBoxes'))
+
+
+@kernel_rule('locality_aware_nms')
+def _locality_nms_kernel(spec):
+    a = [spec.attr(k) for k in ('score_threshold', 'nms_top_k', 'keep_top_k', 'nms_threshold', 'normalized',
+                                'nms_eta', 'background_label')]
+
+    def run(bboxes, scores):
+        if bboxes.shape[1] != scores.shape[2]:
+            raise EnforceNotMet("The 2nd dimension of Input(BBoxes) must be equal to last dimension of Input(Scores), "
+                                "which represents the predicted bboxes. But received the 2nd dimension of "
+                                "Input(BBoxes) was %d, last dimension of Input(Scores) was %d."
+                                % (bboxes.shape[1], scores.shape[2]))
+        out, offsets = KN.locality_aware_nms(bboxes, scores.astype(bboxes.dtype, copy=False), *a)
+        return out, as_lod([offsets])
     return run
 
 
@@ -289,10 +343,12 @@ def _nms2_kernel(spec):
                                    'keep_top_k', 'normalized')}
 
     def run(bboxes, scores):
-        out, _, index = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
-                                          a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
-                                          a['nms_eta'], a['background_label'])
-        return out, index
+        out, offsets, index = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False),
+                                                a['score_threshold'], a['nms_top_k'], a['keep_top_k'],
+                                                a['nms_threshold'], a['normalized'], a['nms_eta'],
+                                                a['background_label'])
+        # no detection: Out is [[-1]] with LoD [0, 1] while Index has no rows (its LoD then ends at 0)
+        return out, index, as_lod([offsets]), as_lod([np.minimum(offsets, index.shape[0])])
     return run
 
 
@@ -313,10 +369,10 @@ def _matrix_nms_kernel(spec):
                                    'keep_top_k', 'normalized', 'use_gaussian', 'gaussian_sigma')}
 
     def run(bboxes, scores):
-        out, _, index = KN.matrix_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+        out, offsets, index = KN.matrix_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
                                       a['post_threshold'], a['nms_top_k'], a['keep_top_k'], a['use_gaussian'],
                                       a['gaussian_sigma'], a['background_label'], a['normalized'])
-        return out, index
+        return out, index, as_lod([offsets]), as_lod([offsets])
     return run
 
 

@@ -1,4 +1,5 @@
-"""The detection training builders (target_assign, mine_hard_examples through ssd_loss, yolov3_loss) against the
+"""The detection training builders (target_assign, mine_hard_examples through ssd_loss, yolov3_loss,
+locality_aware_nms and the LoD of the NMS ops) against the
 numbers and gradients Paddle 1.8.5 computed for the same programs (tests/golden/api/detection_targets.npz,
 recorded by record_detection_targets.py), and numpy references of the kernels."""
 import os
@@ -11,6 +12,7 @@ from paddle_exec.backward import append_backward
 from paddle_exec.framework import Program, Scope, program_guard, unique_name
 from paddle_exec.kernels import detection as KD
 from paddle_exec.kernels import detection_targets as K
+from paddle_exec.kernels import nms as KN
 from paddle_exec.kernels import yolov3_loss as KY
 from paddle_exec.layers.helper import LayerHelper
 from tests.kernels.gradcheck import check_grad, numeric_grad, projection
@@ -320,3 +322,73 @@ def test_yolov3_loss_argument_checks():
             L.yolov3_loss(x, box, label, [10, 13, 16, 30], [0, 1], 3, 1, 8)
         with pytest.raises(ValueError, match=r'anchor_mask_number \* \(5 \+ class_num\)'):
             L.yolov3_loss(x, box, label, [10, 13, 16, 30], [0, 1], 4, 0.5, 8)
+
+
+# --- locality_aware_nms; the LoD of multiclass_nms, multiclass_nms2, matrix_nms ------------------------------------
+
+NMS_CASES = {
+    'locality_aware_nms': lambda b, s: [L.locality_aware_nms(b, s, score_threshold=0.2, nms_top_k=8, keep_top_k=5,
+                                                             nms_threshold=0.3)],
+    'locality_aware_nms_pixel': lambda b, s: [L.locality_aware_nms(b * 40, s, score_threshold=0.01, nms_top_k=-1,
+                                                                   keep_top_k=-1, nms_threshold=0.5,
+                                                                   normalized=False, nms_eta=0.9)],
+    'locality_aware_nms_none': lambda b, s: [L.locality_aware_nms(b, s, score_threshold=5.0, nms_top_k=-1,
+                                                                  keep_top_k=-1)],
+    'nms_lod': lambda b, s: [L.multiclass_nms(b, s, score_threshold=0.3, nms_top_k=5, keep_top_k=6,
+                                              nms_threshold=0.4)],
+    'nms2_lod': lambda b, s: list(fluid.contrib.multiclass_nms2(b, s, score_threshold=0.3, nms_top_k=5, keep_top_k=6,
+                                                                nms_threshold=0.4, return_index=True)),
+    'matrix_nms_lod': lambda b, s: list(L.matrix_nms(b, s, score_threshold=0.3, post_threshold=0.2, nms_top_k=5,
+                                                     keep_top_k=6, return_index=True)),
+}
+
+
+@pytest.mark.parametrize('case', sorted(NMS_CASES))
+def test_nms_outputs_and_lod_match_paddle(case):
+    got, want = run_case(case, NMS_CASES[case])
+    assert_matches(got, want)
+
+
+def locality_merge_ref(boxes, scores, threshold):
+    """EAST's merge pass in numpy: (merged boxes, summed scores, which boxes survive)."""
+    boxes, scores = boxes.astype('float64'), scores.astype('float64')
+    keep, index = np.zeros(len(scores), bool), -1
+    for i in range(len(scores)):
+        if index > -1 and KD.iou_similarity(boxes[i:i + 1], boxes[index:index + 1], True)[0, 0] > threshold:
+            boxes[index] = (boxes[i] * scores[i] + boxes[index] * scores[index]) / (scores[i] + scores[index])
+            scores[index] += scores[i]
+        else:
+            if index > -1:
+                keep[index] = True
+            index = i
+    keep[index] = True
+    return boxes, scores, keep
+
+
+def test_locality_aware_nms_against_numpy_reference():
+    b, s = GOLDEN['locality_aware_nms.in.b'], GOLDEN['locality_aware_nms.in.s']
+    out, offsets = KN.locality_aware_nms(b.astype('float64'), s.astype('float64'), 0.2, 8, 5, 0.3, True, 1.0, -1)
+    for n in range(2):
+        merged, summed, keep = locality_merge_ref(b[n], s[n, 0], 0.3)
+        order = [i for i in np.argsort(-summed, kind='stable') if keep[i] and summed[i] > 0.2][:8]
+        kept = []
+        for i in order:
+            if all(KD.iou_similarity(merged[i:i + 1], merged[j:j + 1], True)[0, 0] <= 0.3 for j in kept):
+                kept.append(i)
+        kept = sorted(kept, key=lambda i: -summed[i])[:5]
+        rows = out[offsets[n]:offsets[n + 1]]
+        np.testing.assert_allclose(rows[:, 1], summed[kept], rtol=1e-12)
+        np.testing.assert_allclose(rows[:, 2:], merged[kept], rtol=1e-12)
+
+
+def test_locality_aware_nms_checks():
+    with program_guard(Program(), Program()):
+        b = fluid.data('b', [2, 10, 4], 'float32')
+        s = fluid.data('s', [2, 2, 10], 'float32')
+        with pytest.raises(AssertionError, match='locality_aware_nms only support one class'):
+            L.locality_aware_nms(b, s, 0.1, 5, 5)
+        with pytest.raises(TypeError, match="The type of 'score_threshold' in locality_aware_nms must be"):
+            L.locality_aware_nms(b, fluid.data('s1', [2, 1, 10], 'float32'), 1, 5, 5)
+        with pytest.raises(NotImplementedError, match='4 coordinates'):
+            L.locality_aware_nms(fluid.data('b8', [2, 10, 8], 'float32'), fluid.data('s2', [2, 1, 10], 'float32'),
+                                 0.1, 5, 5)

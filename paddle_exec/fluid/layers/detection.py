@@ -13,6 +13,7 @@ from ...layers.detection import (
     detection_map,  # noqa: F401  (module path only, outside __all__ as in 1.8)
     detection_output,
     iou_similarity,
+    locality_aware_nms,
     matrix_nms,
     multi_box_head,
     multiclass_nms,
@@ -24,6 +25,6 @@ from ...layers.detection_targets import ssd_loss, target_assign, yolov3_loss
 from ...layers.loss_classification import sigmoid_focal_loss
 
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
-           'density_prior_box', 'detection_output', 'iou_similarity', 'matrix_nms', 'multi_box_head',
-           'multiclass_nms', 'polygon_box_transform', 'prior_box', 'sigmoid_focal_loss', 'ssd_loss', 'target_assign',
-           'yolo_box', 'yolov3_loss']
+           'density_prior_box', 'detection_output', 'iou_similarity', 'locality_aware_nms', 'matrix_nms',
+           'multi_box_head', 'multiclass_nms', 'polygon_box_transform', 'prior_box', 'sigmoid_focal_loss', 'ssd_loss',
+           'target_assign', 'yolo_box', 'yolov3_loss']

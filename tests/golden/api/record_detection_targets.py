@@ -95,5 +95,34 @@ run('yolov3_loss_score', lambda x, box, label, score: with_masks(L.yolov3_loss(
     downsample_ratio=8, gt_score=score, use_label_smooth=False, scale_x_y=1.2)),
     dict(yolo_feed, score=rng.uniform(0.2, 1.0, (2, 4)).astype('float32')), grads=('x',))
 
+
+# --- locality_aware_nms, and the LoD of multiclass_nms / multiclass_nms2 / matrix_nms ------------------------------
+def chain(n, start, step, size=0.3):
+    """n boxes sliding by `step`: consecutive ones overlap, so the locality-aware merge has work."""
+    xy = start + step * np.arange(n)[:, None] * np.array([[1.0, 0.5]])
+    return np.concatenate([xy, xy + size], 1).astype('float32')
+
+
+lan_boxes = np.stack([np.concatenate([chain(4, 0.05, 0.02), chain(3, 0.5, 0.03), boxes(3)]),
+                      np.concatenate([boxes(4), chain(6, 0.2, 0.015)])])
+lan_scores = rng.uniform(0.05, 1.0, (2, 1, 10)).astype('float32')
+run('locality_aware_nms', lambda b, s: [L.locality_aware_nms(b, s, score_threshold=0.2, nms_top_k=8, keep_top_k=5,
+                                                              nms_threshold=0.3)], {'b': lan_boxes, 's': lan_scores})
+run('locality_aware_nms_pixel', lambda b, s: [L.locality_aware_nms(b * 40, s, score_threshold=0.01, nms_top_k=-1,
+                                                                    keep_top_k=-1, nms_threshold=0.5,
+                                                                    normalized=False, nms_eta=0.9)],
+    {'b': lan_boxes, 's': lan_scores})
+run('locality_aware_nms_none', lambda b, s: [L.locality_aware_nms(b, s, score_threshold=5.0, nms_top_k=-1,
+                                                                   keep_top_k=-1)], {'b': lan_boxes, 's': lan_scores})
+nms_scores = rng.rand(2, 3, 10).astype('float32')
+run('nms_lod', lambda b, s: [L.multiclass_nms(b, s, score_threshold=0.3, nms_top_k=5, keep_top_k=6,
+                                              nms_threshold=0.4)], {'b': lan_boxes, 's': nms_scores})
+run('nms2_lod', lambda b, s: list(fluid.contrib.multiclass_nms2(b, s, score_threshold=0.3, nms_top_k=5, keep_top_k=6,
+                                                                nms_threshold=0.4, return_index=True)),
+    {'b': lan_boxes, 's': nms_scores})
+run('matrix_nms_lod', lambda b, s: list(L.matrix_nms(b, s, score_threshold=0.3, post_threshold=0.2, nms_top_k=5,
+                                                     keep_top_k=6, return_index=True)),
+    {'b': lan_boxes, 's': nms_scores})
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
