@@ -1,4 +1,5 @@
 """fluid.layers.detection's training builders (fluid 1.8 signatures): yolov3_loss (one op, ops/yolov3_loss.py),
+generate_proposals (ops/proposals.py),
 target_assign, and ssd_loss, which chains
 iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
 smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
@@ -9,6 +10,7 @@ from __future__ import annotations
 from ..framework.variable import Variable
 from .attribute import shape
 from .casting import cast
+from .checks import check_variable_and_dtype
 from .detection import bipartite_match, box_coder, iou_similarity
 from .helper import LayerHelper
 from .indexing import slice
@@ -16,7 +18,7 @@ from .loss import smooth_l1, softmax_with_cross_entropy
 from .manipulation import flatten, reshape
 from .math import reduce_sum
 
-__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss']
+__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals']
 
 
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
@@ -133,3 +135,30 @@ def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thr
                             'ignore_thresh': ignore_thresh, 'downsample_ratio': downsample_ratio,
                             'use_label_smooth': use_label_smooth, 'scale_x_y': scale_x_y})
     return loss
+
+
+def generate_proposals(scores, bbox_deltas, im_info, anchors, variances, pre_nms_top_n=6000, post_nms_top_n=1000,
+                       nms_thresh=0.5, min_size=0.1, eta=1.0, name=None, return_rois_num=False):
+    """Faster R-CNN's RPN proposals: (rpn_rois [R, 4], rpn_roi_probs [R, 1]) as LoD tensors, one sequence per
+    image, and with return_rois_num the RpnRoisLod output (Paddle 1.8.5 fills it with the cumulative counts)."""
+    helper = LayerHelper('generate_proposals', name=name)
+    check_variable_and_dtype(scores, 'scores', ['float32'], 'generate_proposals')
+    check_variable_and_dtype(bbox_deltas, 'bbox_deltas', ['float32'], 'generate_proposals')
+    check_variable_and_dtype(im_info, 'im_info', ['float32', 'float64'], 'generate_proposals')
+    check_variable_and_dtype(anchors, 'anchors', ['float32'], 'generate_proposals')
+    check_variable_and_dtype(variances, 'variances', ['float32'], 'generate_proposals')
+    rpn_rois = helper.create_variable_for_type_inference(dtype=bbox_deltas.dtype)
+    rpn_roi_probs = helper.create_variable_for_type_inference(dtype=scores.dtype)
+    rpn_rois_lod = helper.create_variable_for_type_inference(dtype='int32')
+    helper.append_op(type='generate_proposals',
+                     inputs={'Scores': scores, 'BboxDeltas': bbox_deltas, 'ImInfo': im_info, 'Anchors': anchors,
+                             'Variances': variances},
+                     attrs={'pre_nms_topN': pre_nms_top_n, 'post_nms_topN': post_nms_top_n,
+                            'nms_thresh': nms_thresh, 'min_size': min_size, 'eta': eta},
+                     outputs={'RpnRois': rpn_rois, 'RpnRoiProbs': rpn_roi_probs, 'RpnRoisLod': rpn_rois_lod})
+    rpn_rois.stop_gradient = True
+    rpn_roi_probs.stop_gradient = True
+    rpn_rois_lod.stop_gradient = True
+    if return_rois_num:
+        return rpn_rois, rpn_roi_probs, rpn_rois_lod
+    return rpn_rois, rpn_roi_probs

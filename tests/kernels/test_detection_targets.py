@@ -1,5 +1,5 @@
 """The detection training builders (target_assign, mine_hard_examples through ssd_loss, yolov3_loss,
-locality_aware_nms and the LoD of the NMS ops) against the
+locality_aware_nms, the LoD of the NMS ops, generate_proposals) against the
 numbers and gradients Paddle 1.8.5 computed for the same programs (tests/golden/api/detection_targets.npz,
 recorded by record_detection_targets.py), and numpy references of the kernels."""
 import os
@@ -13,6 +13,7 @@ from paddle_exec.framework import Program, Scope, program_guard, unique_name
 from paddle_exec.kernels import detection as KD
 from paddle_exec.kernels import detection_targets as K
 from paddle_exec.kernels import nms as KN
+from paddle_exec.kernels import proposals as KP
 from paddle_exec.kernels import yolov3_loss as KY
 from paddle_exec.layers.helper import LayerHelper
 from tests.kernels.gradcheck import check_grad, numeric_grad, projection
@@ -392,3 +393,55 @@ def test_locality_aware_nms_checks():
         with pytest.raises(NotImplementedError, match='4 coordinates'):
             L.locality_aware_nms(fluid.data('b8', [2, 10, 8], 'float32'), fluid.data('s2', [2, 1, 10], 'float32'),
                                  0.1, 5, 5)
+
+
+# --- generate_proposals -------------------------------------------------------------------------------------------
+
+PROPOSAL_CASES = {
+    'generate_proposals': lambda s, d, im, an, v: list(L.generate_proposals(
+        s, d, im, an, v, pre_nms_top_n=60, post_nms_top_n=12, nms_thresh=0.5, min_size=3.0, return_rois_num=True)),
+    'generate_proposals_all': lambda s, d, im, an, v: list(L.generate_proposals(
+        s, d, im, an, v, pre_nms_top_n=-1, post_nms_top_n=-1, nms_thresh=0.7, min_size=0.1, eta=0.8)),
+    'generate_proposals_no_nms': lambda s, d, im, an, v: list(L.generate_proposals(
+        s, d, im, an, v, pre_nms_top_n=500, post_nms_top_n=5, nms_thresh=0.0, min_size=6.0)),
+}
+
+
+@pytest.mark.parametrize('case', sorted(PROPOSAL_CASES))
+def test_generate_proposals_match_paddle(case):
+    got, want = run_case(case, PROPOSAL_CASES[case])
+    assert_matches(got, want, rtol=1e-5, atol=1e-4)
+
+
+def proposals_ref(scores, deltas, im_info, anchors, variances, pre, post, thresh, min_size):
+    """One image's proposals in numpy (float64), from the op's documentation."""
+    s = scores.transpose(1, 2, 0).reshape(-1)
+    d = deltas.transpose(1, 2, 0).reshape(-1, 4)
+    an, var = anchors.reshape(-1, 4), variances.reshape(-1, 4)
+    order = np.argsort(-s, kind='stable')[:pre]
+    aw, ah = an[order, 2] - an[order, 0] + 1, an[order, 3] - an[order, 1] + 1
+    cx = var[order, 0] * d[order, 0] * aw + an[order, 0] + aw / 2
+    cy = var[order, 1] * d[order, 1] * ah + an[order, 1] + ah / 2
+    w = np.exp(np.minimum(var[order, 2] * d[order, 2], np.log(1000 / 16))) * aw
+    h = np.exp(np.minimum(var[order, 3] * d[order, 3], np.log(1000 / 16))) * ah
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - 1, cy + h / 2 - 1], 1)
+    boxes = np.clip(boxes, 0, np.array([im_info[1], im_info[0], im_info[1], im_info[0]]) - 1)
+    ws, hs = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    ok = ((ws / im_info[2] + 1 >= max(min_size, 1)) & (hs / im_info[2] + 1 >= max(min_size, 1))
+          & (boxes[:, 0] + (ws + 1) / 2 <= im_info[1]) & (boxes[:, 1] + (hs + 1) / 2 <= im_info[0]))
+    boxes, s = boxes[ok], s[order][ok]
+    kept = []
+    for i in np.argsort(-s, kind='stable'):
+        if all(KD.iou_similarity(boxes[i:i + 1], boxes[j:j + 1], False)[0, 0] <= thresh for j in kept):
+            kept.append(i)
+    return boxes[kept[:post]], s[kept[:post]]
+
+
+def test_generate_proposals_against_numpy_reference():
+    g = {k: GOLDEN['generate_proposals.in.' + k].astype('float64') for k in ('s', 'd', 'im', 'an', 'v')}
+    rois, probs, counts = KP.generate_proposals(g['s'], g['d'], g['im'], g['an'], g['v'], 60, 12, 0.5, 3.0, 1.0)
+    offsets = [0] + list(np.cumsum(counts))
+    for i in range(2):
+        boxes, scores = proposals_ref(g['s'][i], g['d'][i], g['im'][i], g['an'], g['v'], 60, 12, 0.5, 3.0)
+        np.testing.assert_allclose(rois[offsets[i]:offsets[i + 1]], boxes, rtol=1e-12)
+        np.testing.assert_allclose(probs[offsets[i]:offsets[i + 1], 0], scores, rtol=1e-12)

@@ -124,5 +124,27 @@ run('matrix_nms_lod', lambda b, s: list(L.matrix_nms(b, s, score_threshold=0.3, 
                                                      keep_top_k=6, return_index=True)),
     {'b': lan_boxes, 's': nms_scores})
 
+
+# --- generate_proposals ---------------------------------------------------------------------------------------------
+def rpn_inputs(n, a, h, w, stride=8.0):
+    """Scores, deltas, im_info and anchors / variances of an RPN head of a anchors per cell on an h x w map."""
+    sizes = np.array([[12, 16], [24, 20], [32, 40]], 'float32')[:a]
+    cy, cx = np.meshgrid(np.arange(h) * stride + stride / 2, np.arange(w) * stride + stride / 2, indexing='ij')
+    centres = np.stack([cx, cy], -1)[:, :, None, :]
+    anchors = np.concatenate([centres - sizes / 2, centres + sizes / 2 - 1], -1).astype('float32')
+    variances = np.tile(np.array([0.1, 0.1, 0.2, 0.2], 'float32'), (h, w, a, 1))
+    return {'s': rng.rand(n, a, h, w).astype('float32'), 'd': rng.uniform(-2, 2, (n, 4 * a, h, w)).astype('float32'),
+            'im': np.array([[h * stride, w * stride, 1.0], [h * stride - 10, w * stride - 6, 0.8]][:n], 'float32'),
+            'an': anchors, 'v': variances}
+
+
+rpn = rpn_inputs(2, 3, 5, 6)
+run('generate_proposals', lambda s, d, im, an, v: list(L.generate_proposals(
+    s, d, im, an, v, pre_nms_top_n=60, post_nms_top_n=12, nms_thresh=0.5, min_size=3.0, return_rois_num=True)), rpn)
+run('generate_proposals_all', lambda s, d, im, an, v: list(L.generate_proposals(
+    s, d, im, an, v, pre_nms_top_n=-1, post_nms_top_n=-1, nms_thresh=0.7, min_size=0.1, eta=0.8)), rpn)
+run('generate_proposals_no_nms', lambda s, d, im, an, v: list(L.generate_proposals(
+    s, d, im, an, v, pre_nms_top_n=500, post_nms_top_n=5, nms_thresh=0.0, min_size=6.0)), rpn)
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
