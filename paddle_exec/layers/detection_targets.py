@@ -1,5 +1,5 @@
 """fluid.layers.detection's training builders (fluid 1.8 signatures): yolov3_loss (one op, ops/yolov3_loss.py),
-generate_proposals (ops/proposals.py),
+generate_proposals (ops/proposals.py), rpn_target_assign (ops/rpn_targets.py),
 target_assign, and ssd_loss, which chains
 iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
 smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
@@ -13,12 +13,12 @@ from .casting import cast
 from .checks import check_variable_and_dtype
 from .detection import bipartite_match, box_coder, iou_similarity
 from .helper import LayerHelper
-from .indexing import slice
+from .indexing import gather, slice
 from .loss import smooth_l1, softmax_with_cross_entropy
 from .manipulation import flatten, reshape
 from .math import reduce_sum
 
-__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals']
+__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals', 'rpn_target_assign']
 
 
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
@@ -162,3 +162,38 @@ def generate_proposals(scores, bbox_deltas, im_info, anchors, variances, pre_nms
     if return_rois_num:
         return rpn_rois, rpn_roi_probs, rpn_rois_lod
     return rpn_rois, rpn_roi_probs
+
+
+def rpn_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_boxes, is_crowd, im_info,
+                      rpn_batch_size_per_im=256, rpn_straddle_thresh=0.0, rpn_fg_fraction=0.5,
+                      rpn_positive_overlap=0.7, rpn_negative_overlap=0.3, use_random=True):
+    """RPN training targets: (predicted_scores [F + B, 1], predicted_location [F, 4], target_label [F + B, 1],
+    target_bbox [F, 4], bbox_inside_weight [F, 4]) for the sampled foreground / background anchors of each image
+    (gt_boxes and is_crowd are LoD tensors, one sequence per image)."""
+    helper = LayerHelper('rpn_target_assign')
+    check_variable_and_dtype(anchor_box, 'anchor_box', ['float32', 'float64'], 'rpn_target_assign')
+    check_variable_and_dtype(anchor_var, 'anchor_var', ['float32', 'float64'], 'rpn_target_assign')
+    check_variable_and_dtype(gt_boxes, 'gt_boxes', ['float32', 'float64'], 'rpn_target_assign')
+    check_variable_and_dtype(is_crowd, 'is_crowd', ['int32'], 'rpn_target_assign')
+    check_variable_and_dtype(im_info, 'im_info', ['float32', 'float64'], 'rpn_target_assign')
+    loc_index = helper.create_variable_for_type_inference(dtype='int32')
+    score_index = helper.create_variable_for_type_inference(dtype='int32')
+    target_label = helper.create_variable_for_type_inference(dtype='int32')
+    target_bbox = helper.create_variable_for_type_inference(dtype=anchor_box.dtype)
+    bbox_inside_weight = helper.create_variable_for_type_inference(dtype=anchor_box.dtype)
+    helper.append_op(type='rpn_target_assign',
+                     inputs={'Anchor': anchor_box, 'GtBoxes': gt_boxes, 'IsCrowd': is_crowd, 'ImInfo': im_info},
+                     outputs={'LocationIndex': loc_index, 'ScoreIndex': score_index, 'TargetLabel': target_label,
+                              'TargetBBox': target_bbox, 'BBoxInsideWeight': bbox_inside_weight},
+                     attrs={'rpn_batch_size_per_im': rpn_batch_size_per_im,
+                            'rpn_straddle_thresh': rpn_straddle_thresh,
+                            'rpn_positive_overlap': rpn_positive_overlap,
+                            'rpn_negative_overlap': rpn_negative_overlap, 'rpn_fg_fraction': rpn_fg_fraction,
+                            'use_random': use_random})
+    for var in (loc_index, score_index, target_label, target_bbox, bbox_inside_weight):
+        var.stop_gradient = True
+    cls_logits = reshape(x=cls_logits, shape=(-1, 1))
+    bbox_pred = reshape(x=bbox_pred, shape=(-1, 4))
+    predicted_cls_logits = gather(cls_logits, score_index)
+    predicted_bbox_pred = gather(bbox_pred, loc_index)
+    return predicted_cls_logits, predicted_bbox_pred, target_label, target_bbox, bbox_inside_weight

@@ -1,5 +1,6 @@
 """The detection training builders (target_assign, mine_hard_examples through ssd_loss, yolov3_loss,
-locality_aware_nms, the LoD of the NMS ops, generate_proposals) against the
+locality_aware_nms, the LoD of the NMS ops, generate_proposals,
+rpn_target_assign) against the
 numbers and gradients Paddle 1.8.5 computed for the same programs (tests/golden/api/detection_targets.npz,
 recorded by record_detection_targets.py), and numpy references of the kernels."""
 import os
@@ -14,6 +15,7 @@ from paddle_exec.kernels import detection as KD
 from paddle_exec.kernels import detection_targets as K
 from paddle_exec.kernels import nms as KN
 from paddle_exec.kernels import proposals as KP
+from paddle_exec.kernels import rpn_targets as KR
 from paddle_exec.kernels import yolov3_loss as KY
 from paddle_exec.layers.helper import LayerHelper
 from tests.kernels.gradcheck import check_grad, numeric_grad, projection
@@ -445,3 +447,59 @@ def test_generate_proposals_against_numpy_reference():
         boxes, scores = proposals_ref(g['s'][i], g['d'][i], g['im'][i], g['an'], g['v'], 60, 12, 0.5, 3.0)
         np.testing.assert_allclose(rois[offsets[i]:offsets[i + 1]], boxes, rtol=1e-12)
         np.testing.assert_allclose(probs[offsets[i]:offsets[i + 1], 0], scores, rtol=1e-12)
+
+
+# --- rpn_target_assign --------------------------------------------------------------------------------------------
+
+def _rpn(batch, straddle, fg, pos, neg):
+    return lambda bbox, cls, an, v, gt, crowd, im: list(L.rpn_target_assign(
+        bbox, cls, an, v, gt, crowd, im, rpn_batch_size_per_im=batch, rpn_straddle_thresh=straddle,
+        rpn_fg_fraction=fg, rpn_positive_overlap=pos, rpn_negative_overlap=neg, use_random=False))
+
+
+RPN_CASES = {'rpn_target_assign': _rpn(32, 0.0, 0.25, 0.5, 0.2),
+             'rpn_target_assign_all': _rpn(256, -1.0, 0.5, 0.6, 0.3),
+             'rpn_target_assign_fake': _rpn(64, 2.0, 0.5, 0.9, 0.6)}
+
+
+@pytest.mark.parametrize('case', sorted(RPN_CASES))
+def test_rpn_target_assign_matches_paddle(case):
+    got, want = run_case(case, RPN_CASES[case])
+    assert_matches(got, want)
+
+
+def test_rpn_sampling_against_numpy_reference():
+    """The Faster R-CNN labelling written out: best anchors and high overlaps are foreground, low ones background,
+    first-come when sampling is off; a background anchor that was foreground leaves a zero-weight entry."""
+    rng = np.random.RandomState(0)
+    overlaps = rng.rand(40, 3).astype('float32') * 0.8
+    loc, score, labels, gt_index, weights = KR.rpn_sample(overlaps, 12, 0.5, 0.7, 0.5, None, False)
+    best = set(np.nonzero((overlaps == overlaps.max(0)).any(1))[0]) | set(np.nonzero(overlaps.max(1) >= 0.7)[0])
+    fg = sorted(best)[:6]
+    bg = list(np.nonzero(overlaps.max(1) < 0.5)[0])[:12 - len(fg)]
+    fake = [fg[0] for i in bg if i in fg]
+    real_fg = [i for i in fg if i not in bg]
+    assert list(loc) == fake + real_fg
+    assert list(score) == real_fg + sorted(bg)
+    assert list(labels) == [1] * len(real_fg) + [0] * len(bg)
+    np.testing.assert_array_equal(gt_index, overlaps.argmax(1)[fake + real_fg])
+    np.testing.assert_array_equal(weights, np.repeat([[0.0]] * len(fake) + [[1.0]] * len(real_fg), 4, 1))
+
+
+def test_reservoir_sample_keeps_a_subset_of_the_requested_size():
+    rng = np.random.default_rng(3)
+    picked = KR.reservoir_sample(list(range(50)), 7, rng, True)
+    assert len(picked) == 7 and len(set(picked)) == 7 and set(picked) <= set(range(50))
+    assert KR.reservoir_sample(list(range(5)), 7, rng, True) == list(range(5))
+
+
+def test_box_overlaps_and_deltas_against_numpy():
+    a = np.array([[0, 0, 9, 9], [5, 5, 14, 20]], 'float64')
+    b = np.array([[0, 0, 9, 9], [10, 10, 19, 19], [2, 3, 7, 12]], 'float64')
+    np.testing.assert_allclose(KR.bbox_overlaps(a, b), KD.iou_similarity(a, b, False))
+    d = KR.box_to_delta(a, b[:2])
+    w, h = a[:, 2] - a[:, 0] + 1, a[:, 3] - a[:, 1] + 1
+    gw, gh = b[:2, 2] - b[:2, 0] + 1, b[:2, 3] - b[:2, 1] + 1
+    np.testing.assert_allclose(d[:, 2], np.log(gw / w))
+    np.testing.assert_allclose(d[:, 0], (b[:2, 0] + gw / 2 - a[:, 0] - w / 2) / w)
+    np.testing.assert_allclose(d[:, 3], np.log(gh / h))

@@ -146,5 +146,27 @@ run('generate_proposals_all', lambda s, d, im, an, v: list(L.generate_proposals(
 run('generate_proposals_no_nms', lambda s, d, im, an, v: list(L.generate_proposals(
     s, d, im, an, v, pre_nms_top_n=500, post_nms_top_n=5, nms_thresh=0.0, min_size=6.0)), rpn)
 
+
+# --- rpn_target_assign (use_random=False: Paddle seeds its sampling from std::random_device) -----------------------
+rpn_gt = np.array([[4, 6, 20, 30], [18, 2, 40, 18], [30, 20, 47, 39], [0, 0, 10, 10],
+                   [6, 10, 28, 34], [22, 12, 40, 30]], 'float32')
+rpn_feed = {'bbox': rng.uniform(-1, 1, (2, 5 * 6 * 3, 4)).astype('float32'),
+            'cls': rng.uniform(-1, 1, (2, 5 * 6 * 3, 1)).astype('float32'),
+            'an': rpn['an'].reshape(-1, 4), 'v': rpn['v'].reshape(-1, 4),
+            'gt': rpn_gt, 'crowd': np.array([[0], [0], [1], [0], [0], [0]], 'int32'),
+            'im': np.array([[40, 48, 1.0], [36, 44, 0.9]], 'float32')}
+run('rpn_target_assign', lambda bbox, cls, an, v, gt, crowd, im: list(L.rpn_target_assign(
+    bbox, cls, an, v, gt, crowd, im, rpn_batch_size_per_im=32, rpn_straddle_thresh=0.0, rpn_fg_fraction=0.25,
+    rpn_positive_overlap=0.5, rpn_negative_overlap=0.2, use_random=False)), rpn_feed,
+    lods={'gt': [4, 2], 'crowd': [4, 2]})
+run('rpn_target_assign_all', lambda bbox, cls, an, v, gt, crowd, im: list(L.rpn_target_assign(
+    bbox, cls, an, v, gt, crowd, im, rpn_batch_size_per_im=256, rpn_straddle_thresh=-1.0, rpn_fg_fraction=0.5,
+    rpn_positive_overlap=0.6, rpn_negative_overlap=0.3, use_random=False)), rpn_feed,
+    lods={'gt': [3, 3], 'crowd': [3, 3]})
+run('rpn_target_assign_fake', lambda bbox, cls, an, v, gt, crowd, im: list(L.rpn_target_assign(
+    bbox, cls, an, v, gt, crowd, im, rpn_batch_size_per_im=64, rpn_straddle_thresh=2.0, rpn_fg_fraction=0.5,
+    rpn_positive_overlap=0.9, rpn_negative_overlap=0.6, use_random=False)), rpn_feed,
+    lods={'gt': [2, 4], 'crowd': [2, 4]})
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')

@@ -1,0 +1,106 @@
+"""rpn_target_assign as Paddle 1.8 defines it (numerics in kernels/rpn_targets.py):
+
+    rpn_target_assign(Anchor [A, 4], GtBoxes [G, 4] and IsCrowd [G, 1] int32 (one-level LoD: one sequence per
+                      image), ImInfo [N, 3])
+        -> LocationIndex [F] int32, TargetBBox [F, 4], BBoxInsideWeight [F, 4]   (LoD: the F entries per image)
+           ScoreIndex [F + B] int32, TargetLabel [F + B, 1] int32               (LoD: the F + B entries per image)
+       attrs: rpn_batch_size_per_im, rpn_straddle_thresh, rpn_positive_overlap, rpn_negative_overlap,
+              rpn_fg_fraction, use_random
+
+The indices count anchors over the batch (image i's anchor k is i * A + k), so that the layer gathers the
+predictions of all images flattened. No gradient (Paddle registers none). The op is stateful: with use_random its
+sampling draws from a generator seeded as every random op is (framework/random.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.dtype import VarType
+from ..framework.errors import EnforceNotMet
+from ..framework.lod import as_lod
+from ..framework.random import op_seed
+from ..framework.registry import defop, kernel_rule, lod_rule, shape_rule
+from ..kernels import rpn_targets as K
+from ._lod import check_rows, input_name
+
+__all__ = []
+
+defop('rpn_target_assign', ['Anchor', 'GtBoxes', 'IsCrowd', 'ImInfo'],
+      ['LocationIndex', 'ScoreIndex', 'TargetBBox', 'TargetLabel', 'BBoxInsideWeight'],
+      {'rpn_batch_size_per_im': 256, 'rpn_straddle_thresh': 0.0, 'rpn_positive_overlap': 0.7,
+       'rpn_negative_overlap': 0.3, 'rpn_fg_fraction': 0.25, 'use_random': True}, stateful=True)
+
+_LOC = ('LocationIndex', 'TargetBBox', 'BBoxInsideWeight')
+_SCORE = ('ScoreIndex', 'TargetLabel')
+
+
+@shape_rule('rpn_target_assign')
+def _rpn_shape(ctx):
+    anchor, gt, im_info = ctx.in_shape('Anchor'), ctx.in_shape('GtBoxes'), ctx.in_shape('ImInfo')
+    if len(anchor) != 2:
+        raise ValueError("operator 'rpn_target_assign': The rank of Input(Anchor) must be 2.")
+    if len(gt) != 2:
+        raise ValueError("operator 'rpn_target_assign': The rank of Input(GtBoxes) must be 2.")
+    if len(im_info) != 2:
+        raise ValueError("operator 'rpn_target_assign': The rank of Input(ImInfo) must be 2.")
+    dtype = ctx.in_dtype('Anchor')
+    ctx.set_output('LocationIndex', (-1,), VarType.INT32)
+    ctx.set_output('ScoreIndex', (-1,), VarType.INT32)
+    ctx.set_output('TargetLabel', (-1, 1), VarType.INT32)
+    ctx.set_output('TargetBBox', (-1, anchor[1]), dtype)
+    ctx.set_output('BBoxInsideWeight', (-1, anchor[1]), dtype)
+
+
+@lod_rule('rpn_target_assign')
+def _rpn_lod(ctx):
+    ctx.read('GtBoxes')
+    ctx.read('IsCrowd')
+    for slot in _LOC + _SCORE:          # the kernel returns the LoDs in this order
+        ctx.compute(slot, 1)
+
+
+def gt_offsets(spec, op_name: str, gt, crowd, gt_lod, crowd_lod):
+    """The offsets of GtBoxes and IsCrowd over the images, with Paddle's checks."""
+    if not gt_lod or len(gt_lod) != 1:
+        raise EnforceNotMet("%s gt_boxes needs 1 level of LoD" % op_name)
+    if not crowd_lod or len(crowd_lod) != 1:
+        raise EnforceNotMet("%s is_crowd needs 1 level of LoD" % op_name)
+    check_rows(gt_lod[0], gt.shape[0], op_name, input_name(spec, 'GtBoxes'))
+    check_rows(crowd_lod[0], crowd.shape[0], op_name, input_name(spec, 'IsCrowd'))
+    return gt_lod[0], crowd_lod[0]
+
+
+@kernel_rule('rpn_target_assign')
+def _rpn_kernel(spec):
+    batch_size, straddle = int(spec.attr('rpn_batch_size_per_im')), float(spec.attr('rpn_straddle_thresh'))
+    positive, negative = float(spec.attr('rpn_positive_overlap')), float(spec.attr('rpn_negative_overlap'))
+    fg_fraction, use_random = float(spec.attr('rpn_fg_fraction')), bool(spec.attr('use_random'))
+    rng = np.random.default_rng(op_seed(0))
+
+    def run(anchor, gt, crowd, im_info, gt_lod, crowd_lod):
+        g_off, c_off = gt_offsets(spec, 'RpnTargetAssignOp', gt, crowd, gt_lod, crowd_lod)
+        anchor = np.ascontiguousarray(anchor)
+        a_num = anchor.shape[0]
+        crowd = np.asarray(crowd).reshape(-1)
+        parts = {slot: [] for slot in _LOC + _SCORE}
+        loc_offsets, score_offsets = [0], [0]
+        for i in range(g_off.shape[0] - 1):
+            im_h, im_w, im_scale = (anchor.dtype.type(v) for v in np.asarray(im_info)[i, :3])
+            inside = K.filter_straddle(anchor, straddle, im_h, im_w)
+            boxes = gt[g_off[i]:g_off[i + 1]][crowd[c_off[i]:c_off[i + 1]] == 0].astype(anchor.dtype) * im_scale
+            overlaps = K.bbox_overlaps(np.ascontiguousarray(anchor[inside]), np.ascontiguousarray(boxes))
+            loc, score, labels, gt_index, weights = K.rpn_sample(overlaps, batch_size, fg_fraction, positive,
+                                                                  negative, rng, use_random)
+            loc_all = inside[loc]
+            parts['LocationIndex'].append((loc_all + i * a_num).astype(np.int32))
+            parts['ScoreIndex'].append((inside[score] + i * a_num).astype(np.int32))
+            parts['TargetBBox'].append(K.box_to_delta(anchor[loc_all], boxes[gt_index]))
+            parts['TargetLabel'].append(labels.reshape(-1, 1))
+            parts['BBoxInsideWeight'].append(weights)
+            loc_offsets.append(loc_offsets[-1] + loc.shape[0])
+            score_offsets.append(score_offsets[-1] + score.shape[0])
+        out = {slot: np.concatenate(v) if v else np.zeros((0,), np.int32) for slot, v in parts.items()}
+        loc_lod, score_lod = as_lod([np.asarray(loc_offsets, np.int64)]), as_lod([np.asarray(score_offsets, np.int64)])
+        return (out['LocationIndex'], out['ScoreIndex'], out['TargetBBox'].reshape(-1, 4), out['TargetLabel'],
+                out['BBoxInsideWeight'].reshape(-1, 4), loc_lod, loc_lod, loc_lod, score_lod, score_lod)
+    return run
