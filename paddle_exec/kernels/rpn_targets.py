@@ -1,5 +1,5 @@
-"""Anchor targets of the two-stage and one-stage detectors, as Paddle 1.8's rpn_target_assign kernel computes them
-(ops/rpn_targets.py), with the box helpers of Paddle's bbox_util.h they share.
+"""Anchor targets of the two-stage and one-stage detectors, as Paddle 1.8's rpn_target_assign and
+retinanet_target_assign kernels compute them (ops/rpn_targets.py), with the box helpers of Paddle's bbox_util.h.
 
 Per image: the anchors inside the image (rpn_straddle_thresh >= 0: no corner more than that many pixels outside)
 are matched against the non-crowd ground-truth boxes scaled by im_info's scale (pixel IoU, both end pixels
@@ -19,7 +19,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['bbox_overlaps', 'box_to_delta', 'filter_straddle', 'rpn_sample', 'reservoir_sample']
+__all__ = ['bbox_overlaps', 'box_to_delta', 'filter_straddle', 'rpn_sample', 'reservoir_sample', 'retinanet_sample']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -104,3 +104,20 @@ def rpn_sample(overlaps: np.ndarray, batch_size: int, fg_fraction: float, positi
     labels = np.asarray([1] * len(fg_inds) + [0] * len(bg_inds), np.int32)
     inside = np.repeat(np.asarray(weights, overlaps.dtype), 4).reshape(-1, 4)
     return loc, np.asarray(fg_inds + bg_inds, np.int64), labels, argmax[loc], inside
+
+
+def retinanet_sample(overlaps: np.ndarray, gt_labels: np.ndarray, positive: float, negative: float):
+    """RetinaNet's labelling of one image's anchors: rpn_sample's without sampling (every foreground and background
+    anchor, the zero-weight "fake" entries included, as Paddle 1.8.5 computes it), the foreground labelled with its
+    best box's class; also Paddle's ForegroundNumber, the foreground before the background override, plus one.
+    (loc index, score index, labels, gt index per loc entry, inside weights [F, 4], foreground count)"""
+    anchor_num = overlaps.shape[0]
+    loc, score, labels, gt_index, inside = rpn_sample(overlaps, 2 * anchor_num + 2, 0.5, positive, negative, None,
+                                                      False)
+    anchor_max = overlaps.max(axis=1)
+    is_best = (np.abs(overlaps - overlaps.max(axis=0)[None, :]) < 1e-5).any(axis=1)
+    fg_count = int((is_best | (anchor_max >= np.float32(positive))).sum())
+    n_fg = int(labels.sum())
+    labels = labels.copy()
+    labels[:n_fg] = gt_labels[overlaps.argmax(axis=1)[score[:n_fg]]]
+    return loc, score, labels, gt_index, inside, fg_count + 1

@@ -1,5 +1,6 @@
 """fluid.layers.detection's training builders (fluid 1.8 signatures): yolov3_loss (one op, ops/yolov3_loss.py),
-generate_proposals (ops/proposals.py), rpn_target_assign (ops/rpn_targets.py),
+generate_proposals (ops/proposals.py), rpn_target_assign and retinanet_target_assign
+(ops/rpn_targets.py),
 target_assign, and ssd_loss, which chains
 iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
 smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
@@ -18,7 +19,8 @@ from .loss import smooth_l1, softmax_with_cross_entropy
 from .manipulation import flatten, reshape
 from .math import reduce_sum
 
-__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals', 'rpn_target_assign']
+__all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals', 'rpn_target_assign',
+           'retinanet_target_assign']
 
 
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
@@ -197,3 +199,40 @@ def rpn_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_boxes, i
     predicted_cls_logits = gather(cls_logits, score_index)
     predicted_bbox_pred = gather(bbox_pred, loc_index)
     return predicted_cls_logits, predicted_bbox_pred, target_label, target_bbox, bbox_inside_weight
+
+
+def retinanet_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_boxes, gt_labels, is_crowd, im_info,
+                            num_classes=1, positive_overlap=0.5, negative_overlap=0.4):
+    """RetinaNet training targets: (predicted_scores [F + B, num_classes], predicted_location [F, 4],
+    target_label [F + B, 1], target_bbox [F, 4], bbox_inside_weight [F, 4], fg_num [N, 1]) for every foreground and
+    background anchor of each image (gt_boxes, gt_labels, is_crowd are LoD tensors, one sequence per image)."""
+    op = 'retinanet_target_assign'
+    check_variable_and_dtype(bbox_pred, 'bbox_pred', ['float32', 'float64'], op)
+    check_variable_and_dtype(cls_logits, 'cls_logits', ['float32', 'float64'], op)
+    check_variable_and_dtype(anchor_box, 'anchor_box', ['float32', 'float64'], op)
+    check_variable_and_dtype(anchor_var, 'anchor_var', ['float32', 'float64'], op)
+    check_variable_and_dtype(gt_boxes, 'gt_boxes', ['float32', 'float64'], op)
+    check_variable_and_dtype(gt_labels, 'gt_labels', ['int32'], op)
+    check_variable_and_dtype(is_crowd, 'is_crowd', ['int32'], op)
+    check_variable_and_dtype(im_info, 'im_info', ['float32', 'float64'], op)
+    helper = LayerHelper(op)
+    loc_index = helper.create_variable_for_type_inference(dtype='int32')
+    score_index = helper.create_variable_for_type_inference(dtype='int32')
+    target_label = helper.create_variable_for_type_inference(dtype='int32')
+    target_bbox = helper.create_variable_for_type_inference(dtype=anchor_box.dtype)
+    bbox_inside_weight = helper.create_variable_for_type_inference(dtype=anchor_box.dtype)
+    fg_num = helper.create_variable_for_type_inference(dtype='int32')
+    helper.append_op(type=op,
+                     inputs={'Anchor': anchor_box, 'GtBoxes': gt_boxes, 'GtLabels': gt_labels, 'IsCrowd': is_crowd,
+                             'ImInfo': im_info},
+                     outputs={'LocationIndex': loc_index, 'ScoreIndex': score_index, 'TargetLabel': target_label,
+                              'TargetBBox': target_bbox, 'BBoxInsideWeight': bbox_inside_weight,
+                              'ForegroundNumber': fg_num},
+                     attrs={'positive_overlap': positive_overlap, 'negative_overlap': negative_overlap})
+    for var in (loc_index, score_index, target_label, target_bbox, bbox_inside_weight, fg_num):
+        var.stop_gradient = True
+    cls_logits = reshape(x=cls_logits, shape=(-1, num_classes))
+    bbox_pred = reshape(x=bbox_pred, shape=(-1, 4))
+    predicted_cls_logits = gather(cls_logits, score_index)
+    predicted_bbox_pred = gather(bbox_pred, loc_index)
+    return predicted_cls_logits, predicted_bbox_pred, target_label, target_bbox, bbox_inside_weight, fg_num

@@ -1,4 +1,4 @@
-"""rpn_target_assign as Paddle 1.8 defines it (numerics in kernels/rpn_targets.py):
+"""rpn_target_assign and retinanet_target_assign as Paddle 1.8 defines them (numerics in kernels/rpn_targets.py):
 
     rpn_target_assign(Anchor [A, 4], GtBoxes [G, 4] and IsCrowd [G, 1] int32 (one-level LoD: one sequence per
                       image), ImInfo [N, 3])
@@ -7,9 +7,14 @@
        attrs: rpn_batch_size_per_im, rpn_straddle_thresh, rpn_positive_overlap, rpn_negative_overlap,
               rpn_fg_fraction, use_random
 
+    retinanet_target_assign(Anchor, GtBoxes, GtLabels [G, 1] int32, IsCrowd (one-level LoD each), ImInfo)
+        -> the same five outputs (every foreground and background anchor, no sampling and no straddle filter;
+           TargetLabel is the class of the foreground's best box), and ForegroundNumber [N, 1] int32 (LoD: one per
+           image); attrs positive_overlap, negative_overlap
+
 The indices count anchors over the batch (image i's anchor k is i * A + k), so that the layer gathers the
-predictions of all images flattened. No gradient (Paddle registers none). The op is stateful: with use_random its
-sampling draws from a generator seeded as every random op is (framework/random.py).
+predictions of all images flattened. No gradient (Paddle registers none). rpn_target_assign is stateful: with
+use_random its sampling draws from a generator seeded as every random op is (framework/random.py).
 """
 from __future__ import annotations
 
@@ -103,4 +108,66 @@ def _rpn_kernel(spec):
         loc_lod, score_lod = as_lod([np.asarray(loc_offsets, np.int64)]), as_lod([np.asarray(score_offsets, np.int64)])
         return (out['LocationIndex'], out['ScoreIndex'], out['TargetBBox'].reshape(-1, 4), out['TargetLabel'],
                 out['BBoxInsideWeight'].reshape(-1, 4), loc_lod, loc_lod, loc_lod, score_lod, score_lod)
+    return run
+
+
+# --- retinanet_target_assign ----------------------------------------------------------------------------------------
+
+defop('retinanet_target_assign', ['Anchor', 'GtBoxes', 'GtLabels', 'IsCrowd', 'ImInfo'],
+      ['LocationIndex', 'ScoreIndex', 'TargetBBox', 'TargetLabel', 'BBoxInsideWeight', 'ForegroundNumber'],
+      {'positive_overlap': 0.5, 'negative_overlap': 0.4})
+
+
+@shape_rule('retinanet_target_assign')
+def _retina_shape(ctx):
+    _rpn_shape(ctx)
+    if len(ctx.in_shape('GtLabels')) != 2:
+        raise ValueError("operator 'retinanet_target_assign': The rank of Input(GtLabels) must be 2.")
+    ctx.set_output('ForegroundNumber', (-1, 1), VarType.INT32)
+
+
+@lod_rule('retinanet_target_assign')
+def _retina_lod(ctx):
+    ctx.read('GtBoxes')
+    ctx.read('GtLabels')
+    ctx.read('IsCrowd')
+    for slot in _LOC + _SCORE + ('ForegroundNumber',):          # the kernel returns the LoDs in this order
+        ctx.compute(slot, 1)
+
+
+@kernel_rule('retinanet_target_assign')
+def _retina_kernel(spec):
+    positive, negative = float(spec.attr('positive_overlap')), float(spec.attr('negative_overlap'))
+    name = 'RetinanetTargetAssignOp'
+
+    def run(anchor, gt, labels, crowd, im_info, gt_lod, label_lod, crowd_lod):
+        g_off, c_off = gt_offsets(spec, name, gt, crowd, gt_lod, crowd_lod)
+        if not label_lod or len(label_lod) != 1:
+            raise EnforceNotMet("%s gt_boxes needs 1 level of LoD" % name)     # Paddle's wording for GtLabels
+        l_off = label_lod[0]
+        anchor = np.ascontiguousarray(anchor)
+        a_num = anchor.shape[0]
+        crowd, labels = np.asarray(crowd).reshape(-1), np.asarray(labels).reshape(-1)
+        parts = {slot: [] for slot in _LOC + _SCORE}
+        loc_offsets, score_offsets, fg_counts = [0], [0], []
+        for i in range(g_off.shape[0] - 1):
+            keep = crowd[c_off[i]:c_off[i + 1]] == 0
+            boxes = gt[g_off[i]:g_off[i + 1]][keep].astype(anchor.dtype) * anchor.dtype.type(np.asarray(im_info)[i, 2])
+            overlaps = K.bbox_overlaps(anchor, np.ascontiguousarray(boxes))
+            loc, score, target, gt_index, weights, fg_count = K.retinanet_sample(
+                overlaps, labels[l_off[i]:l_off[i + 1]][keep], positive, negative)
+            parts['LocationIndex'].append((loc + i * a_num).astype(np.int32))
+            parts['ScoreIndex'].append((score + i * a_num).astype(np.int32))
+            parts['TargetBBox'].append(K.box_to_delta(anchor[loc], boxes[gt_index]))
+            parts['TargetLabel'].append(target.reshape(-1, 1))
+            parts['BBoxInsideWeight'].append(weights)
+            fg_counts.append(fg_count)
+            loc_offsets.append(loc_offsets[-1] + loc.shape[0])
+            score_offsets.append(score_offsets[-1] + score.shape[0])
+        out = {slot: np.concatenate(v) if v else np.zeros((0,), np.int32) for slot, v in parts.items()}
+        loc_lod, score_lod = as_lod([np.asarray(loc_offsets, np.int64)]), as_lod([np.asarray(score_offsets, np.int64)])
+        fg_lod = as_lod([np.arange(len(fg_counts) + 1, dtype=np.int64)])
+        return (out['LocationIndex'], out['ScoreIndex'], out['TargetBBox'].reshape(-1, 4), out['TargetLabel'],
+                out['BBoxInsideWeight'].reshape(-1, 4), np.asarray(fg_counts, np.int32).reshape(-1, 1),
+                loc_lod, loc_lod, loc_lod, score_lod, score_lod, fg_lod)
     return run

@@ -503,3 +503,31 @@ def test_box_overlaps_and_deltas_against_numpy():
     np.testing.assert_allclose(d[:, 2], np.log(gw / w))
     np.testing.assert_allclose(d[:, 0], (b[:2, 0] + gw / 2 - a[:, 0] - w / 2) / w)
     np.testing.assert_allclose(d[:, 3], np.log(gh / h))
+
+
+RETINA_CASES = {
+    'retinanet_target_assign': lambda bbox, cls, an, v, gt, lbl, crowd, im: list(L.retinanet_target_assign(
+        bbox, cls, an, v, gt, lbl, crowd, im, num_classes=3, positive_overlap=0.5, negative_overlap=0.4)),
+    'retinanet_target_assign_low': lambda bbox, cls, an, v, gt, lbl, crowd, im: list(L.retinanet_target_assign(
+        bbox, cls, an, v, gt, lbl, crowd, im, num_classes=3, positive_overlap=0.9, negative_overlap=0.6)),
+}
+
+
+@pytest.mark.parametrize('case', sorted(RETINA_CASES))
+def test_retinanet_target_assign_matches_paddle(case):
+    got, want = run_case(case, RETINA_CASES[case])
+    assert_matches(got, want)
+
+
+def test_retinanet_labels_are_the_best_boxes_classes():
+    rng = np.random.RandomState(1)
+    overlaps = rng.rand(30, 4).astype('float32')
+    classes = np.array([3, 1, 2, 5], np.int32)
+    loc, score, labels, gt_index, weights, fg_count = KR.retinanet_sample(overlaps, classes, 0.8, 0.3)
+    best = (overlaps == overlaps.max(0)).any(1) | (overlaps.max(1) >= 0.8)
+    fg = np.nonzero(best & (overlaps.max(1) >= 0.3))[0]
+    bg = np.nonzero(overlaps.max(1) < 0.3)[0]
+    np.testing.assert_array_equal(score, np.concatenate([fg, bg]))
+    np.testing.assert_array_equal(labels, np.concatenate([classes[overlaps.argmax(1)[fg]], np.zeros(len(bg))]))
+    assert fg_count == int(best.sum()) + 1
+    assert weights.shape == (len(loc), 4) and weights.sum() == 4 * len(fg)

@@ -1,7 +1,8 @@
 """fluid.layers.detection (Paddle 1.8's module path): the detection builders paddle_exec implements
 (paddle_exec/layers/detection.py). Of the LoD-bound ones detection_map is here (outside `__all__`, as in 1.8,
 where fluid.metrics.DetectionMAP reaches it as `detection.detection_map`); target_assign, ssd_loss, yolov3_loss and
-generate_proposals are paddle_exec/layers/detection_targets.py, with rpn_target_assign.
+generate_proposals are paddle_exec/layers/detection_targets.py, with rpn_target_assign and
+retinanet_target_assign.
 """
 from ...layers.detection import (
     anchor_generator,
@@ -21,10 +22,18 @@ from ...layers.detection import (
     prior_box,
     yolo_box,
 )
-from ...layers.detection_targets import generate_proposals, rpn_target_assign, ssd_loss, target_assign, yolov3_loss
+from ...layers.detection_targets import (
+    generate_proposals,
+    retinanet_target_assign,
+    rpn_target_assign,
+    ssd_loss,
+    target_assign,
+    yolov3_loss,
+)
 from ...layers.loss_classification import sigmoid_focal_loss
 
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
            'density_prior_box', 'detection_output', 'generate_proposals', 'iou_similarity', 'locality_aware_nms',
-           'matrix_nms', 'multi_box_head', 'multiclass_nms', 'polygon_box_transform', 'prior_box', 'rpn_target_assign',
-           'sigmoid_focal_loss', 'ssd_loss', 'target_assign', 'yolo_box', 'yolov3_loss']
+           'matrix_nms', 'multi_box_head', 'multiclass_nms', 'polygon_box_transform', 'prior_box',
+           'retinanet_target_assign', 'rpn_target_assign', 'sigmoid_focal_loss', 'ssd_loss', 'target_assign',
+           'yolo_box', 'yolov3_loss']

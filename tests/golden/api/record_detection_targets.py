@@ -168,5 +168,16 @@ run('rpn_target_assign_fake', lambda bbox, cls, an, v, gt, crowd, im: list(L.rpn
     rpn_positive_overlap=0.9, rpn_negative_overlap=0.6, use_random=False)), rpn_feed,
     lods={'gt': [2, 4], 'crowd': [2, 4]})
 
+
+# --- retinanet_target_assign ----------------------------------------------------------------------------------------
+retina_feed = dict(rpn_feed, cls=rng.uniform(-1, 1, (2, 5 * 6 * 3, 3)).astype('float32'),
+                   lbl=np.array([[1], [3], [2], [2], [1], [3]], 'int32'))
+run('retinanet_target_assign', lambda bbox, cls, an, v, gt, lbl, crowd, im: list(L.retinanet_target_assign(
+    bbox, cls, an, v, gt, lbl, crowd, im, num_classes=3, positive_overlap=0.5, negative_overlap=0.4)), retina_feed,
+    lods={'gt': [4, 2], 'lbl': [4, 2], 'crowd': [4, 2]})
+run('retinanet_target_assign_low', lambda bbox, cls, an, v, gt, lbl, crowd, im: list(L.retinanet_target_assign(
+    bbox, cls, an, v, gt, lbl, crowd, im, num_classes=3, positive_overlap=0.9, negative_overlap=0.6)), retina_feed,
+    lods={'gt': [3, 3], 'lbl': [3, 3], 'crowd': [3, 3]})
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
