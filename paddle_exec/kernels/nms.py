@@ -3,8 +3,8 @@ multiclass_nms2: `nms_fast` with an adaptive threshold) and Matrix NMS (matrix_n
 suppression: each box's score decays by its overlap with the higher-scoring boxes of its class, linearly or with a
 Gaussian) and locality-aware NMS (locality_aware_nms, EAST's: consecutive boxes overlapping the running merged box
 above nms_threshold are merged into it, weighted by their scores, which add up; then greedy NMS over the merged
-boxes). The per-class loops are numba; boxes are [xmin, ymin, xmax, ymax], pixel boxes (normalized=False) count
-both end pixels.
+boxes) and RetinaNet's detection output (its FPN levels decoded, then per-class NMS). The per-class loops are
+numba; boxes are [xmin, ymin, xmax, ymax], pixel boxes (normalized=False) count both end pixels.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['nms_fast', 'multiclass_nms', 'matrix_nms', 'locality_aware_nms']
+__all__ = ['nms_fast', 'multiclass_nms', 'matrix_nms', 'locality_aware_nms', 'retinanet_detection_output']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -228,3 +228,53 @@ def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, n
     if not rows:
         return np.full((1, 1), -1, dtype=bboxes.dtype), [0, 1]
     return np.asarray(rows, dtype=bboxes.dtype), offsets
+
+
+def retinanet_detection_output(bboxes: list, scores: list, anchors: list, im_info, score_threshold: float,
+                               nms_top_k: int, keep_top_k: int, nms_threshold: float, nms_eta: float):
+    """(rows [label + 1, score, xmin, ymin, xmax, ymax] of every image one after the other, best score first within
+    an image; LoD offsets) of RetinaNet's FPN levels: per level, the (anchor, class) scores above score_threshold
+    (above 0 on the last level) best first, at most nms_top_k, decoded against their anchors (pixel boxes, no
+    variances) and scaled back by im_info's scale, clipped to the original image; then per class NMS over all
+    levels, at most keep_top_k per image. No detection anywhere: an empty [0, 6] and all offsets 0."""
+    rows, offsets = [], [0]
+    class_num = scores[0].shape[2]
+    dtype = scores[0].dtype
+    for n in range(scores[0].shape[0]):
+        im_h, im_w, im_scale = (dtype.type(v) for v in np.asarray(im_info)[n, :3])
+        height, width = dtype.type(round(float(im_h / im_scale))), dtype.type(round(float(im_w / im_scale)))
+        per_class = {}
+        for level in range(len(scores)):
+            flat = np.ascontiguousarray(scores[level][n]).reshape(-1)
+            threshold = dtype.type(score_threshold) if level < len(scores) - 1 else dtype.type(0.0)
+            cand = np.nonzero(flat > threshold)[0]
+            order = cand[np.argsort(-flat[cand], kind='mergesort')]
+            if -1 < nms_top_k < order.shape[0]:
+                order = order[:nms_top_k]
+            a, c = order // class_num, order % class_num
+            anc = np.asarray(anchors[level], dtype).reshape(-1, 4)[a]
+            delta = np.asarray(bboxes[level][n], dtype).reshape(-1, 4)[a]
+            aw, ah = anc[:, 2] - anc[:, 0] + 1, anc[:, 3] - anc[:, 1] + 1
+            cx, cy = delta[:, 0] * aw + (anc[:, 0] + aw / 2), delta[:, 1] * ah + (anc[:, 1] + ah / 2)
+            w, h = np.exp(delta[:, 2]) * aw, np.exp(delta[:, 3]) * ah
+            box = np.stack([(cx - w / 2) / im_scale, (cy - h / 2) / im_scale, (cx + w / 2 - 1) / im_scale,
+                            (cy + h / 2 - 1) / im_scale], axis=1)
+            limit = np.array([width - 1, height - 1, width - 1, height - 1], dtype)
+            box = np.maximum(np.minimum(box, limit), dtype.type(0)).astype(dtype)
+            for k in range(order.shape[0]):
+                per_class.setdefault(int(c[k]), []).append((box[k], flat[order[k]]))
+        found = []                                  # (score, class, box) in class order, then NMS order
+        for c in sorted(per_class):
+            boxes = np.stack([b for b, _ in per_class[c]])
+            cls_scores = np.array([s for _, s in per_class[c]], dtype)
+            kept = nms_fast(boxes, cls_scores, -np.inf, float(np.float32(nms_threshold)), float(np.float32(nms_eta)),
+                            -1, False)
+            found += [(float(cls_scores[i]), c, boxes[i]) for i in kept]
+        order = sorted(range(len(found)), key=lambda k: -found[k][0])     # stable: ties keep class order
+        if len(order) > keep_top_k:
+            order = order[:keep_top_k]
+        for k in order:
+            score, c, box = found[k]
+            rows.append([c + 1, score, *box])
+        offsets.append(len(rows))
+    return np.asarray(rows, dtype).reshape(-1, 6), offsets

@@ -17,7 +17,8 @@ from .manipulation import concat, flatten, reshape, transpose
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
            'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
-           'multiclass_nms2', 'detection_map', 'locality_aware_nms']
+           'multiclass_nms2', 'detection_map', 'locality_aware_nms',
+           'retinanet_detection_output']
 
 
 def _as_list(value, name: str) -> list:
@@ -416,6 +417,32 @@ def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, n
                      attrs={'background_label': background_label, 'score_threshold': score_threshold,
                             'nms_top_k': nms_top_k, 'nms_threshold': nms_threshold, 'nms_eta': nms_eta,
                             'keep_top_k': keep_top_k, 'normalized': normalized},
+                     outputs={'Out': output})
+    output.stop_gradient = True
+    return output
+
+
+def retinanet_detection_output(bboxes, scores, anchors, im_info, score_threshold=0.05, nms_top_k=1000,
+                               keep_top_k=100, nms_threshold=0.3, nms_eta=1.0):
+    """RetinaNet's detections over its FPN levels (lists of bboxes [N, Mi, 4], scores [N, Mi, C], anchors
+    [Mi, 4]): a LoD tensor [K, 6] of (label + 1, score, box), one sequence per image. As Paddle 1.8's layer, it
+    passes nms_eta 1.0 whatever the argument says."""
+    op = 'retinanet_detection_output'
+    check_type(bboxes, 'bboxes', (list), op)
+    for i, bbox in enumerate(bboxes):
+        check_variable_and_dtype(bbox, 'bbox{}'.format(i), ['float32', 'float64'], op)
+    check_type(scores, 'scores', (list), op)
+    for i, score in enumerate(scores):
+        check_variable_and_dtype(score, 'score{}'.format(i), ['float32', 'float64'], op)
+    check_type(anchors, 'anchors', (list), op)
+    for i, anchor in enumerate(anchors):
+        check_variable_and_dtype(anchor, 'anchor{}'.format(i), ['float32', 'float64'], op)
+    check_variable_and_dtype(im_info, 'im_info', ['float32', 'float64'], op)
+    helper = LayerHelper(op)
+    output = helper.create_variable_for_type_inference(dtype=scores[0].dtype)
+    helper.append_op(type=op, inputs={'BBoxes': bboxes, 'Scores': scores, 'Anchors': anchors, 'ImInfo': im_info},
+                     attrs={'score_threshold': score_threshold, 'nms_top_k': nms_top_k,
+                            'nms_threshold': nms_threshold, 'keep_top_k': keep_top_k, 'nms_eta': 1.},
                      outputs={'Out': output})
     output.stop_gradient = True
     return output

@@ -18,6 +18,8 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
     locality_aware_nms     the slots of multiclass_nms (one class in practice), boxes merged then kept by
                            locality-aware NMS (kernels/nms.py); box size 4 only (Paddle's 8-32 point polygons are not
                            implemented)
+    retinanet_detection_output   BBoxes [N,Mi,4], Scores [N,Mi,C], Anchors [Mi,4] (one of each per FPN level),
+                           ImInfo [N,3] -> Out [K,6] (label + 1, score, box; best first per image), per-image LoD
     roi_align, roi_pool    X [N,C,H,W], ROIs [R,4], RoisLod (LoD offsets of the RoIs over the images; optional
                            for one image) -> Out [R,C,ph,pw] (roi_pool also Argmax). Both differentiable in X.
 
@@ -321,6 +323,48 @@ def _locality_nms_kernel(spec):
                                 "Input(BBoxes) was %d, last dimension of Input(Scores) was %d."
                                 % (bboxes.shape[1], scores.shape[2]))
         out, offsets = KN.locality_aware_nms(bboxes, scores.astype(bboxes.dtype, copy=False), *a)
+        return out, as_lod([offsets])
+    return run
+
+
+defop('retinanet_detection_output', ['BBoxes', 'Scores', 'Anchors', 'ImInfo'], ['Out'],
+      {'score_threshold': 0.05, 'nms_top_k': 1000, 'nms_threshold': 0.3, 'nms_eta': 1.0, 'keep_top_k': 100},
+      duplicable=['BBoxes', 'Scores', 'Anchors'])
+
+
+@shape_rule('retinanet_detection_output')
+def _retina_output_shape(ctx):
+    n = [len(ctx.input_vars(s)) for s in ('BBoxes', 'Scores', 'Anchors')]
+    if min(n) < 1:
+        raise ValueError("operator 'retinanet_detection_output': The length of Input(BBoxes), Input(Scores) and "
+                         "Input(Anchors) should be greater than 0, but received %s." % n)
+    if n[0] != n[1]:
+        raise ValueError("operator 'retinanet_detection_output': Input(BBoxes) and Input(Scores) should have the same "
+                         "length, but received BBoxes length is:%d, Scores length is:%d." % (n[0], n[1]))
+    if n[0] != n[2]:
+        raise ValueError("operator 'retinanet_detection_output': Input(BBoxes) and Input(Anchors) should have the "
+                         "same length, but received BBoxes length is:%d, Anchors length is:%d." % (n[0], n[2]))
+    boxes = ctx.in_shape('BBoxes')
+    ctx.set_output('Out', (boxes[1], 6), ctx.in_dtype('Scores'))
+
+
+@lod_rule('retinanet_detection_output')
+def _retina_output_lod(ctx):
+    ctx.compute('Out', 1)
+
+
+@kernel_rule('retinanet_detection_output')
+def _retina_output_kernel(spec):
+    a = [spec.attr(k) for k in ('score_threshold', 'nms_top_k', 'keep_top_k', 'nms_threshold', 'nms_eta')]
+
+    def run(bboxes, scores, anchors, im_info):
+        for b, s, an in zip(bboxes, scores, anchors):
+            if b.ndim != 3 or s.ndim != 3 or an.ndim != 2 or b.shape[2] != 4 or b.shape[1] != s.shape[1] \
+                    or an.shape[0] != b.shape[1]:
+                raise EnforceNotMet("retinanet_detection_output: each level needs BBoxes [N, Mi, 4], Scores "
+                                    "[N, Mi, C] and Anchors [Mi, 4]; got %s, %s and %s"
+                                    % (list(b.shape), list(s.shape), list(an.shape)))
+        out, offsets = KN.retinanet_detection_output(list(bboxes), list(scores), list(anchors), im_info, *a)
         return out, as_lod([offsets])
     return run
 

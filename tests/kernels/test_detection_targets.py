@@ -531,3 +531,44 @@ def test_retinanet_labels_are_the_best_boxes_classes():
     np.testing.assert_array_equal(labels, np.concatenate([classes[overlaps.argmax(1)[fg]], np.zeros(len(bg))]))
     assert fg_count == int(best.sum()) + 1
     assert weights.shape == (len(loc), 4) and weights.sum() == 4 * len(fg)
+
+
+# --- retinanet_detection_output -----------------------------------------------------------------------------------
+
+RETINA_OUT_CASES = {
+    'retinanet_detection_output': lambda b0, s0, a0, b1, s1, a1, im: [L.retinanet_detection_output(
+        [b0, b1], [s0, s1], [a0, a1], im, score_threshold=0.3, nms_top_k=10, keep_top_k=12, nms_threshold=0.4)],
+    'retinanet_detection_output_one': lambda b0, s0, a0, b1, s1, a1, im: [L.retinanet_detection_output(
+        [b0], [s0], [a0], im, score_threshold=0.5, nms_top_k=100, keep_top_k=100, nms_threshold=0.5)],
+}
+
+
+@pytest.mark.parametrize('case', sorted(RETINA_OUT_CASES))
+def test_retinanet_detection_output_matches_paddle(case):
+    got, want = run_case(case, RETINA_OUT_CASES[case])
+    assert_matches(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_retinanet_detection_output_against_numpy_reference():
+    """One level, one image: every score above the threshold decoded, then per-class NMS, best first."""
+    g = {k: GOLDEN['retinanet_detection_output.in.' + k].astype('float64') for k in ('b0', 's0', 'a0', 'im')}
+    out, offsets = KN.retinanet_detection_output([g['b0'][:1]], [g['s0'][:1]], [g['a0']], g['im'][:1], 0.5, -1,
+                                                 100, 0.45, 1.0)
+    h, w, scale = g['im'][0]
+    rows = []
+    for c in range(3):
+        idx = [a for a in np.argsort(-g['s0'][0, :, c], kind='stable') if g['s0'][0, a, c] > 0]   # last level: > 0
+        anc, d = g['a0'][idx], g['b0'][0, idx]
+        aw, ah = anc[:, 2] - anc[:, 0] + 1, anc[:, 3] - anc[:, 1] + 1
+        cx, cy = d[:, 0] * aw + anc[:, 0] + aw / 2, d[:, 1] * ah + anc[:, 1] + ah / 2
+        bw, bh = np.exp(d[:, 2]) * aw, np.exp(d[:, 3]) * ah
+        box = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2 - 1, cy + bh / 2 - 1], 1) / scale
+        box = np.clip(box, 0, np.array([round(w / scale), round(h / scale)] * 2) - 1)
+        kept = []
+        for i in range(len(idx)):
+            if all(KD.iou_similarity(box[i:i + 1], box[j:j + 1], False)[0, 0] <= 0.45 for j in kept):
+                kept.append(i)
+        rows += [[c + 1, g['s0'][0, idx[i], c], *box[i]] for i in kept]
+    rows.sort(key=lambda r: -r[1])
+    assert offsets == [0, len(rows)]
+    np.testing.assert_allclose(out, np.array(rows), rtol=1e-12)

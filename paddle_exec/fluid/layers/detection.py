@@ -20,6 +20,7 @@ from ...layers.detection import (
     multiclass_nms,
     polygon_box_transform,
     prior_box,
+    retinanet_detection_output,
     yolo_box,
 )
 from ...layers.detection_targets import (
@@ -35,5 +36,5 @@ from ...layers.loss_classification import sigmoid_focal_loss
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
            'density_prior_box', 'detection_output', 'generate_proposals', 'iou_similarity', 'locality_aware_nms',
            'matrix_nms', 'multi_box_head', 'multiclass_nms', 'polygon_box_transform', 'prior_box',
-           'retinanet_target_assign', 'rpn_target_assign', 'sigmoid_focal_loss', 'ssd_loss', 'target_assign',
-           'yolo_box', 'yolov3_loss']
+           'retinanet_detection_output', 'retinanet_target_assign', 'rpn_target_assign', 'sigmoid_focal_loss',
+           'ssd_loss', 'target_assign', 'yolo_box', 'yolov3_loss']

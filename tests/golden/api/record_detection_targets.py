@@ -179,5 +179,21 @@ run('retinanet_target_assign_low', lambda bbox, cls, an, v, gt, lbl, crowd, im: 
     bbox, cls, an, v, gt, lbl, crowd, im, num_classes=3, positive_overlap=0.9, negative_overlap=0.6)), retina_feed,
     lods={'gt': [3, 3], 'lbl': [3, 3], 'crowd': [3, 3]})
 
+
+# --- retinanet_detection_output -------------------------------------------------------------------------------------
+def level(n, m, c, scale):
+    an = boxes(m, scale)
+    return rng.uniform(-0.5, 0.5, (n, m, 4)).astype('float32'), rng.rand(n, m, c).astype('float32'), an
+
+
+lv = [level(2, 12, 3, 40.0), level(2, 6, 3, 40.0)]
+retina_out = {'b0': lv[0][0], 's0': lv[0][1], 'a0': lv[0][2], 'b1': lv[1][0], 's1': lv[1][1], 'a1': lv[1][2],
+              'im': np.array([[40, 44, 1.0], [36, 40, 1.25]], 'float32')}
+run('retinanet_detection_output', lambda b0, s0, a0, b1, s1, a1, im: [L.retinanet_detection_output(
+    [b0, b1], [s0, s1], [a0, a1], im, score_threshold=0.3, nms_top_k=10, keep_top_k=12, nms_threshold=0.4)],
+    retina_out)
+run('retinanet_detection_output_one', lambda b0, s0, a0, b1, s1, a1, im: [L.retinanet_detection_output(
+    [b0], [s0], [a0], im, score_threshold=0.5, nms_top_k=100, keep_top_k=100, nms_threshold=0.5)], retina_out)
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
