@@ -1,5 +1,6 @@
 """Anchor targets of the two-stage and one-stage detectors, as Paddle 1.8's rpn_target_assign and
-retinanet_target_assign kernels compute them (ops/rpn_targets.py), with the box helpers of Paddle's bbox_util.h.
+retinanet_target_assign kernels compute them (ops/rpn_targets.py), with the box helpers of Paddle's bbox_util.h;
+and the second stage's RoI targets (generate_proposal_labels, `proposal_labels`).
 
 Per image: the anchors inside the image (rpn_straddle_thresh >= 0: no corner more than that many pixels outside)
 are matched against the non-crowd ground-truth boxes scaled by im_info's scale (pixel IoU, both end pixels
@@ -19,7 +20,8 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['bbox_overlaps', 'box_to_delta', 'filter_straddle', 'rpn_sample', 'reservoir_sample', 'retinanet_sample']
+__all__ = ['bbox_overlaps', 'box_to_delta', 'filter_straddle', 'rpn_sample', 'reservoir_sample', 'retinanet_sample',
+           'proposal_labels']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -121,3 +123,61 @@ def retinanet_sample(overlaps: np.ndarray, gt_labels: np.ndarray, positive: floa
     labels = labels.copy()
     labels[:n_fg] = gt_labels[overlaps.argmax(axis=1)[score[:n_fg]]]
     return loc, score, labels, gt_index, inside, fg_count + 1
+
+
+def proposal_labels(rois: np.ndarray, gt_classes: np.ndarray, is_crowd: np.ndarray, gt_boxes: np.ndarray,
+                    im_scale, batch_size: int, fg_fraction: float, fg_thresh: float, bg_hi: float, bg_lo: float,
+                    weights, class_nums: int, rng, use_random: bool, cascade: bool, cls_agnostic: bool):
+    """Fast R-CNN's RoI targets of one image (Paddle 1.8's generate_proposal_labels): the ground-truth boxes then
+    the RPN RoIs mapped back to the original image are labelled by their
+    best overlap with the ground truth (crowd boxes never foreground): foreground at or above fg_thresh (the first
+    best box within 1e-5), background in [bg_lo, bg_hi); then sampled (not in cascade) to at most
+    floor(batch_size * fg_fraction) foreground and the rest of the batch background (Paddle's background
+    reservoir keeps its quirk of comparing the draw with the foreground count). `cascade` (Paddle 2.x's reading:
+    RoIs of positive size, no sampling) is not reached from the op, which refuses is_cascade_rcnn.
+    (rois [R, 4] rescaled, labels [R] int32, targets / inside / outside weights [R, 4 * class_nums])"""
+    dtype = rois.dtype
+    rois = (rois / im_scale).astype(dtype)
+    if cascade:
+        rois = rois[(rois[:, 2] - rois[:, 0] + 1 > 0) & (rois[:, 3] - rois[:, 1] + 1 > 0)]
+    boxes = np.concatenate([gt_boxes.astype(dtype), rois])
+    overlaps = bbox_overlaps(np.ascontiguousarray(boxes), np.ascontiguousarray(gt_boxes, dtype))
+    best = overlaps.max(axis=1) if overlaps.shape[1] else np.full(boxes.shape[0], -1.0, dtype)
+    crowd = np.zeros(boxes.shape[0], bool)
+    crowd[:is_crowd.shape[0]] = is_crowd != 0
+    best = np.where(crowd, dtype.type(-1.0), best)
+    fg, gt_index, bg = [], [], []
+    for i in range(boxes.shape[0]):
+        if best[i] >= np.float32(fg_thresh):
+            fg.append(i)
+            gt_index.append(int(np.nonzero(np.abs(best[i] - overlaps[i]) < 1e-5)[0][0]))
+        elif np.float32(bg_lo) <= best[i] < np.float32(bg_hi):
+            bg.append(i)
+    if not cascade:
+        fg_keep = min(int(math.floor(batch_size * np.float32(fg_fraction))), len(fg))
+        if use_random and len(fg) > fg_keep:
+            for i in range(fg_keep, len(fg)):
+                j = int(math.floor(rng.random() * i))
+                if j < fg_keep:
+                    fg[j], fg[i] = fg[i], fg[j]
+                    gt_index[j], gt_index[i] = gt_index[i], gt_index[j]
+        fg, gt_index = fg[:fg_keep], gt_index[:fg_keep]
+        bg_keep = min(batch_size - fg_keep, len(bg))
+        if use_random and len(bg) > bg_keep:
+            for i in range(bg_keep, len(bg)):
+                j = int(math.floor(rng.random() * i))
+                if j < fg_keep:                  # Paddle's condition (the foreground count), kept
+                    bg[j], bg[i] = bg[i], bg[j]
+        bg = bg[:bg_keep]
+    sampled = boxes[fg + bg]
+    labels = np.concatenate([gt_classes[gt_index], np.zeros(len(bg), np.int64)]).astype(np.int32)
+    deltas = box_to_delta(sampled[:len(fg)], gt_boxes.astype(dtype)[gt_index], weights)
+    width = 4 * class_nums
+    targets = np.zeros((len(fg) + len(bg), width), dtype)
+    inside = np.zeros_like(targets)
+    for i in range(len(fg)):
+        label = 1 if cls_agnostic else int(labels[i])
+        if labels[i] > 0:
+            targets[i, 4 * label:4 * label + 4] = deltas[i]
+            inside[i, 4 * label:4 * label + 4] = 1
+    return (sampled * im_scale).astype(dtype), labels, targets, inside, inside.copy()

@@ -1,6 +1,6 @@
 """fluid.layers.detection's training builders (fluid 1.8 signatures): yolov3_loss (one op, ops/yolov3_loss.py),
-generate_proposals (ops/proposals.py), rpn_target_assign and retinanet_target_assign
-(ops/rpn_targets.py),
+generate_proposals (ops/proposals.py), rpn_target_assign, retinanet_target_assign and
+generate_proposal_labels (ops/rpn_targets.py),
 target_assign, and ssd_loss, which chains
 iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
 smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
@@ -20,7 +20,7 @@ from .manipulation import flatten, reshape
 from .math import reduce_sum
 
 __all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals', 'rpn_target_assign',
-           'retinanet_target_assign']
+           'retinanet_target_assign', 'generate_proposal_labels']
 
 
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
@@ -236,3 +236,38 @@ def retinanet_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_bo
     predicted_cls_logits = gather(cls_logits, score_index)
     predicted_bbox_pred = gather(bbox_pred, loc_index)
     return predicted_cls_logits, predicted_bbox_pred, target_label, target_bbox, bbox_inside_weight, fg_num
+
+
+def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info, batch_size_per_im=256,
+                             fg_fraction=0.25, fg_thresh=0.25, bg_thresh_hi=0.5, bg_thresh_lo=0.0,
+                             bbox_reg_weights=[0.1, 0.1, 0.2, 0.2], class_nums=None, use_random=True,
+                             is_cls_agnostic=False, is_cascade_rcnn=False):
+    """Fast R-CNN's sampled RoIs and their targets: (rois [R, 4], labels_int32 [R, 1], bbox_targets,
+    bbox_inside_weights, bbox_outside_weights [R, 4 * class_nums]), LoD tensors with one sequence per image.
+    is_cascade_rcnn=True is refused (NotImplementedError): Paddle 1.8.5's cascade numbers were not reproduced."""
+    op = 'generate_proposal_labels'
+    if is_cascade_rcnn:
+        raise NotImplementedError("generate_proposal_labels(is_cascade_rcnn=True) is not supported by paddle_exec: "
+                                  "Paddle 1.8.5's cascade sampling could not be reproduced")
+    helper = LayerHelper(op)
+    check_variable_and_dtype(rpn_rois, 'rpn_rois', ['float32', 'float64'], op)
+    check_variable_and_dtype(gt_classes, 'gt_classes', ['int32'], op)
+    check_variable_and_dtype(is_crowd, 'is_crowd', ['int32'], op)
+    rois = helper.create_variable_for_type_inference(dtype=rpn_rois.dtype)
+    labels_int32 = helper.create_variable_for_type_inference(dtype=gt_classes.dtype)
+    bbox_targets = helper.create_variable_for_type_inference(dtype=rpn_rois.dtype)
+    bbox_inside_weights = helper.create_variable_for_type_inference(dtype=rpn_rois.dtype)
+    bbox_outside_weights = helper.create_variable_for_type_inference(dtype=rpn_rois.dtype)
+    helper.append_op(type=op,
+                     inputs={'RpnRois': rpn_rois, 'GtClasses': gt_classes, 'IsCrowd': is_crowd, 'GtBoxes': gt_boxes,
+                             'ImInfo': im_info},
+                     outputs={'Rois': rois, 'LabelsInt32': labels_int32, 'BboxTargets': bbox_targets,
+                              'BboxInsideWeights': bbox_inside_weights, 'BboxOutsideWeights': bbox_outside_weights},
+                     attrs={'batch_size_per_im': batch_size_per_im, 'fg_fraction': fg_fraction,
+                            'fg_thresh': fg_thresh, 'bg_thresh_hi': bg_thresh_hi, 'bg_thresh_lo': bg_thresh_lo,
+                            'bbox_reg_weights': bbox_reg_weights, 'class_nums': class_nums,
+                            'use_random': use_random, 'is_cls_agnostic': is_cls_agnostic,
+                            'is_cascade_rcnn': is_cascade_rcnn})
+    for var in (rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights):
+        var.stop_gradient = True
+    return rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights

@@ -1,4 +1,5 @@
-"""rpn_target_assign and retinanet_target_assign as Paddle 1.8 defines them (numerics in kernels/rpn_targets.py):
+"""rpn_target_assign, retinanet_target_assign and generate_proposal_labels as Paddle 1.8 defines them (numerics
+in kernels/rpn_targets.py):
 
     rpn_target_assign(Anchor [A, 4], GtBoxes [G, 4] and IsCrowd [G, 1] int32 (one-level LoD: one sequence per
                       image), ImInfo [N, 3])
@@ -12,9 +13,17 @@
            TargetLabel is the class of the foreground's best box), and ForegroundNumber [N, 1] int32 (LoD: one per
            image); attrs positive_overlap, negative_overlap
 
+    generate_proposal_labels(RpnRois [R, 4], GtClasses [G, 1] int32, IsCrowd [G, 1] int32, GtBoxes [G, 4] (one-level
+                             LoD each), ImInfo [N, 3])
+        -> Rois [S, 4], LabelsInt32 [S, 1] int32, BboxTargets / BboxInsideWeights / BboxOutsideWeights
+           [S, 4 * class_nums] (LoD: the sampled RoIs per image); attrs batch_size_per_im, fg_fraction, fg_thresh,
+           bg_thresh_hi, bg_thresh_lo, bbox_reg_weights, class_nums, use_random, is_cls_agnostic, is_cascade_rcnn
+           (refused when true: Paddle 1.8.5's cascade numbers were not reproduced)
+
 The indices count anchors over the batch (image i's anchor k is i * A + k), so that the layer gathers the
-predictions of all images flattened. No gradient (Paddle registers none). rpn_target_assign is stateful: with
-use_random its sampling draws from a generator seeded as every random op is (framework/random.py).
+predictions of all images flattened. No gradient (Paddle registers none). rpn_target_assign and
+generate_proposal_labels are stateful: with use_random their sampling draws from a generator seeded as every
+random op is (framework/random.py).
 """
 from __future__ import annotations
 
@@ -170,4 +179,83 @@ def _retina_kernel(spec):
         return (out['LocationIndex'], out['ScoreIndex'], out['TargetBBox'].reshape(-1, 4), out['TargetLabel'],
                 out['BBoxInsideWeight'].reshape(-1, 4), np.asarray(fg_counts, np.int32).reshape(-1, 1),
                 loc_lod, loc_lod, loc_lod, score_lod, score_lod, fg_lod)
+    return run
+
+
+# --- generate_proposal_labels ---------------------------------------------------------------------------------------
+
+_LABEL_OUTS = ('Rois', 'LabelsInt32', 'BboxTargets', 'BboxInsideWeights', 'BboxOutsideWeights')
+
+defop('generate_proposal_labels', ['RpnRois', 'GtClasses', 'IsCrowd', 'GtBoxes', 'ImInfo'], list(_LABEL_OUTS),
+      {'batch_size_per_im': 256, 'fg_fraction': 0.25, 'fg_thresh': 0.25, 'bg_thresh_hi': 0.5, 'bg_thresh_lo': 0.0,
+       'bbox_reg_weights': [0.1, 0.1, 0.2, 0.2], 'class_nums': 0, 'use_random': True, 'is_cls_agnostic': False,
+       'is_cascade_rcnn': False}, stateful=True)
+
+
+@shape_rule('generate_proposal_labels')
+def _labels_shape(ctx):
+    for slot in ('RpnRois', 'GtBoxes', 'ImInfo'):
+        if len(ctx.in_shape(slot)) != 2:
+            raise ValueError("operator 'generate_proposal_labels': The rank of Input(%s) must be 2." % slot)
+    width = 4 * int(ctx.attr('class_nums') or 0)
+    dtype = ctx.in_dtype('RpnRois')
+    ctx.set_output('Rois', (-1, 4), dtype)
+    ctx.set_output('LabelsInt32', (-1, 1), VarType.INT32)
+    for slot in _LABEL_OUTS[2:]:
+        ctx.set_output(slot, (-1, width), dtype)
+
+
+@lod_rule('generate_proposal_labels')
+def _labels_lod(ctx):
+    for slot in ('RpnRois', 'GtClasses', 'IsCrowd', 'GtBoxes'):
+        ctx.read(slot)
+    for slot in _LABEL_OUTS:
+        ctx.compute(slot, 1)
+
+
+@kernel_rule('generate_proposal_labels')
+def _labels_kernel(spec):
+    a = {k: spec.attr(k) for k in ('batch_size_per_im', 'fg_fraction', 'fg_thresh', 'bg_thresh_hi', 'bg_thresh_lo',
+                                   'bbox_reg_weights', 'class_nums', 'use_random', 'is_cls_agnostic',
+                                   'is_cascade_rcnn')}
+    rng = np.random.default_rng(op_seed(0))
+    name = 'GenerateProposalLabelsOp'
+
+    def run(rois, classes, crowd, gt, im_info, rois_lod, classes_lod, crowd_lod, gt_lod):
+        if a['is_cascade_rcnn']:
+            raise NotImplementedError("generate_proposal_labels: is_cascade_rcnn=True is not supported (Paddle "
+                                      "1.8.5's cascade sampling could not be reproduced)")
+        offsets = {}
+        for slot, x, lod, label in (('RpnRois', rois, rois_lod, 'rpn_rois'), ('GtClasses', classes, classes_lod,
+                                    'gt_classes'), ('IsCrowd', crowd, crowd_lod, 'is_crowd'),
+                                    ('GtBoxes', gt, gt_lod, 'gt_boxes')):
+            if not lod or len(lod) != 1:
+                raise EnforceNotMet("%s %s needs 1 level of LoD. But received level of LoD is [%d]."
+                                    % (name, label, len(lod or ())))
+            check_rows(lod[0], x.shape[0], name, input_name(spec, slot))
+            offsets[slot] = lod[0]
+        classes, crowd = np.asarray(classes).reshape(-1), np.asarray(crowd).reshape(-1)
+        parts, out_offsets = [[] for _ in _LABEL_OUTS], [0]
+        for i in range(offsets['RpnRois'].shape[0] - 1):
+            r0, r1 = offsets['RpnRois'][i], offsets['RpnRois'][i + 1]
+            if r0 == r1:                      # an image without RoIs contributes nothing
+                out_offsets.append(out_offsets[-1])
+                continue
+            g = slice(offsets['GtBoxes'][i], offsets['GtBoxes'][i + 1])
+            c = slice(offsets['GtClasses'][i], offsets['GtClasses'][i + 1])
+            k = slice(offsets['IsCrowd'][i], offsets['IsCrowd'][i + 1])
+            res = K.proposal_labels(np.ascontiguousarray(rois[r0:r1]), classes[c], crowd[k], gt[g],
+                                    rois.dtype.type(np.asarray(im_info)[i, 2]), int(a['batch_size_per_im']),
+                                    a['fg_fraction'], a['fg_thresh'], a['bg_thresh_hi'], a['bg_thresh_lo'],
+                                    list(a['bbox_reg_weights']), int(a['class_nums']), rng, bool(a['use_random']),
+                                    bool(a['is_cascade_rcnn']), bool(a['is_cls_agnostic']))
+            for part, value in zip(parts, res):
+                part.append(value)
+            out_offsets.append(out_offsets[-1] + res[0].shape[0])
+        width = 4 * int(a['class_nums'])
+        empty = (np.zeros((0, 4), rois.dtype), np.zeros((0,), np.int32)) + (np.zeros((0, width), rois.dtype),) * 3
+        outs = [np.concatenate(p) if p else e for p, e in zip(parts, empty)]
+        outs[1] = outs[1].reshape(-1, 1)
+        lod = as_lod([np.asarray(out_offsets, np.int64)])
+        return tuple(outs) + (lod,) * len(_LABEL_OUTS)
     return run

@@ -195,5 +195,22 @@ run('retinanet_detection_output', lambda b0, s0, a0, b1, s1, a1, im: [L.retinane
 run('retinanet_detection_output_one', lambda b0, s0, a0, b1, s1, a1, im: [L.retinanet_detection_output(
     [b0], [s0], [a0], im, score_threshold=0.5, nms_top_k=100, keep_top_k=100, nms_threshold=0.5)], retina_out)
 
+
+# --- generate_proposal_labels (use_random=False) --------------------------------------------------------------------
+gpl_gt = np.array([[4, 6, 20, 30], [18, 2, 40, 18], [30, 20, 47, 39], [6, 10, 28, 34], [22, 12, 40, 30]], 'float32')
+gpl_rois = np.concatenate([gpl_gt[:3] * 1.1 + rng.uniform(-3, 3, (3, 4)), boxes(9, 48.0),
+                           gpl_gt[3:] * 0.9 + rng.uniform(-3, 3, (2, 4)), boxes(7, 40.0)]).astype('float32')
+gpl_feed = {'rois': gpl_rois, 'cls': np.array([[1], [3], [2], [2], [1]], 'int32'),
+            'crowd': np.array([[0], [0], [1], [0], [0]], 'int32'), 'gt': gpl_gt,
+            'im': np.array([[48, 48, 1.1], [40, 44, 0.9]], 'float32')}
+gpl_lods = {'rois': [12, 9], 'cls': [3, 2], 'crowd': [3, 2], 'gt': [3, 2]}
+run('proposal_labels', lambda rois, cls, crowd, gt, im: list(L.generate_proposal_labels(
+    rois, cls, crowd, gt, im, batch_size_per_im=8, fg_fraction=0.25, fg_thresh=0.5, bg_thresh_hi=0.5,
+    bg_thresh_lo=0.0, class_nums=4, use_random=False)), gpl_feed, lods=gpl_lods)
+run('proposal_labels_agnostic', lambda rois, cls, crowd, gt, im: list(L.generate_proposal_labels(
+    rois, cls, crowd, gt, im, batch_size_per_im=64, fg_fraction=0.5, fg_thresh=0.3, bg_thresh_hi=0.3,
+    bg_thresh_lo=0.05, bbox_reg_weights=[1.0, 1.0, 0.5, 0.5], class_nums=2, use_random=False,
+    is_cls_agnostic=True)), gpl_feed, lods=gpl_lods)
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
