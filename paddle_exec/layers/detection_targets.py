@@ -1,6 +1,6 @@
 """fluid.layers.detection's training builders (fluid 1.8 signatures): yolov3_loss (one op, ops/yolov3_loss.py),
 generate_proposals (ops/proposals.py), rpn_target_assign, retinanet_target_assign and
-generate_proposal_labels (ops/rpn_targets.py),
+generate_proposal_labels (ops/rpn_targets.py), generate_mask_labels (ops/mask_labels.py),
 target_assign, and ssd_loss, which chains
 iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy, mine_hard_examples, box_coder and
 smooth_l1 exactly as Paddle 1.8's ssd_loss does (the same ops in the same order, so the same numbers and the same
@@ -20,7 +20,8 @@ from .manipulation import flatten, reshape
 from .math import reduce_sum
 
 __all__ = ['target_assign', 'ssd_loss', 'yolov3_loss', 'generate_proposals', 'rpn_target_assign',
-           'retinanet_target_assign', 'generate_proposal_labels']
+           'retinanet_target_assign', 'generate_proposal_labels',
+           'generate_mask_labels']
 
 
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None, name=None):
@@ -271,3 +272,21 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info, 
     for var in (rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights):
         var.stop_gradient = True
     return rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights
+
+
+def generate_mask_labels(im_info, gt_classes, is_crowd, gt_segms, rois, labels_int32, num_classes, resolution):
+    """Mask R-CNN's mask targets: (mask_rois [F, 4], roi_has_mask_int32 [F, 1], mask_int32
+    [F, num_classes * resolution**2]) for the foreground RoIs of each image, from the ground-truth polygons gt_segms
+    (a LoD tensor of three levels: objects per image, polygons per object, points per polygon)."""
+    helper = LayerHelper('generate_mask_labels')
+    mask_rois = helper.create_variable_for_type_inference(dtype=rois.dtype)
+    roi_has_mask_int32 = helper.create_variable_for_type_inference(dtype=gt_classes.dtype)
+    mask_int32 = helper.create_variable_for_type_inference(dtype=gt_classes.dtype)
+    helper.append_op(type='generate_mask_labels',
+                     inputs={'ImInfo': im_info, 'GtClasses': gt_classes, 'IsCrowd': is_crowd, 'GtSegms': gt_segms,
+                             'Rois': rois, 'LabelsInt32': labels_int32},
+                     outputs={'MaskRois': mask_rois, 'RoiHasMaskInt32': roi_has_mask_int32, 'MaskInt32': mask_int32},
+                     attrs={'num_classes': num_classes, 'resolution': resolution})
+    for var in (mask_rois, roi_has_mask_int32, mask_int32):
+        var.stop_gradient = True
+    return mask_rois, roi_has_mask_int32, mask_int32

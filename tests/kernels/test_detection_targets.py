@@ -27,10 +27,13 @@ GOLDEN = np.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), 'golde
 def run_case(case, build, grads=()):
     """Builds `case` as record_detection_targets.py does and returns (fetched LoD tensors, golden outputs)."""
     feeds = {k.split('.in.')[1]: GOLDEN[k] for k in GOLDEN.files if k.startswith(case + '.in.')}
-    lods = {k.split('.inlod.')[1]: list(GOLDEN[k]) for k in GOLDEN.files if k.startswith(case + '.inlod.')}
+    lods = {}                            # name -> the lengths of each of its LoD levels
+    for k in sorted(k for k in GOLDEN.files if k.startswith(case + '.inlod.')):
+        name = k.split('.inlod.')[1].split('.')[0]
+        lods.setdefault(name, []).append(list(GOLDEN[k]))
     main, startup = Program(), Program()
     with program_guard(main, startup), unique_name.guard():
-        vars_ = {n: fluid.data(n, [None] + list(v.shape[1:]), str(v.dtype), lod_level=1 if n in lods else 0)
+        vars_ = {n: fluid.data(n, [None] + list(v.shape[1:]), str(v.dtype), lod_level=len(lods.get(n, ())))
                  for n, v in feeds.items()}
         for n in grads:
             vars_[n].stop_gradient = False
@@ -41,7 +44,7 @@ def run_case(case, build, grads=()):
     exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
     exe.run(startup, scope=scope)
     place = fluid.CPUPlace()
-    feed = {n: fluid.create_lod_tensor(v, [lods[n]], place) if n in lods else v for n, v in feeds.items()}
+    feed = {n: fluid.create_lod_tensor(v, lods[n], place) if n in lods else v for n, v in feeds.items()}
     got = exe.run(main, feed=feed, fetch_list=outs, scope=scope, return_numpy=False)
     want = [(GOLDEN['%s.out.%d' % (case, k)], GOLDEN.get('%s.lod.%d' % (case, k))) for k in range(len(outs))]
     return got, want

@@ -4,7 +4,8 @@ only where Paddle 1.8.5 is installed:
 
     /work/pd18/bin/python tests/golden/api/record_detection_targets.py
 
-Keys: '<case>.in.<name>' inputs, '<case>.inlod.<name>' the LoD lengths of a LoD input (one level),
+Keys: '<case>.in.<name>' inputs, '<case>.inlod.<name>' the LoD lengths of a LoD input ('<case>.inlod.<name>.<k>'
+for its level k > 0),
 '<case>.out.<k>' outputs (k-th fetch), '<case>.lod.<k>' the LoD offsets of a LoD output. A case's fetches may
 include gradients ('<name>@GRAD' of an input, after append_backward of the mean of the first output).
 tests/kernels/test_detection_targets.py builds the same programs on paddle_exec and compares.
@@ -26,11 +27,12 @@ def boxes(n, scale=1.0):
 
 
 def run(case, build, feeds, lods=None, grads=()):
-    """feeds: name -> array; lods: name -> lengths (one LoD level); grads: input names whose gradient is fetched."""
-    lods = lods or {}
+    """feeds: name -> array; lods: name -> lengths of one LoD level, or a list of levels' lengths (several levels);
+    grads: input names whose gradient is fetched."""
+    lods = {n: (v if isinstance(v[0], list) else [v]) for n, v in (lods or {}).items()}
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        vars_ = {n: fluid.data(n, [None] + list(v.shape[1:]), str(v.dtype), lod_level=1 if n in lods else 0)
+        vars_ = {n: fluid.data(n, [None] + list(v.shape[1:]), str(v.dtype), lod_level=len(lods.get(n, ())))
                  for n, v in feeds.items()}
         for n in grads:
             vars_[n].stop_gradient = False
@@ -40,12 +42,12 @@ def run(case, build, feeds, lods=None, grads=()):
             outs += [main.global_block().var(n + '@GRAD') for n in grads]
     exe = fluid.Executor(fluid.CPUPlace())
     exe.run(startup)
-    feed = {n: fluid.create_lod_tensor(v, [lods[n]], fluid.CPUPlace()) if n in lods else v for n, v in feeds.items()}
+    feed = {n: fluid.create_lod_tensor(v, lods[n], fluid.CPUPlace()) if n in lods else v for n, v in feeds.items()}
     res = exe.run(main, feed=feed, fetch_list=outs, return_numpy=False)
     for n, v in feeds.items():
         OUT['%s.in.%s' % (case, n)] = v
-        if n in lods:
-            OUT['%s.inlod.%s' % (case, n)] = np.array(lods[n], 'int64')
+        for k, level in enumerate(lods.get(n, ())):
+            OUT['%s.inlod.%s' % (case, n) + ('.%d' % k if k else '')] = np.array(level, 'int64')
     for k, r in enumerate(res):
         OUT['%s.out.%d' % (case, k)] = np.array(r)
         if r.lod():
@@ -211,6 +213,31 @@ run('proposal_labels_agnostic', lambda rois, cls, crowd, gt, im: list(L.generate
     rois, cls, crowd, gt, im, batch_size_per_im=64, fg_fraction=0.5, fg_thresh=0.3, bg_thresh_hi=0.3,
     bg_thresh_lo=0.05, bbox_reg_weights=[1.0, 1.0, 0.5, 0.5], class_nums=2, use_random=False,
     is_cls_agnostic=True)), gpl_feed, lods=gpl_lods)
+
+
+# --- generate_mask_labels -------------------------------------------------------------------------------------------
+def polygon(cx, cy, r, n, phase):
+    t = phase + 2 * np.pi * np.arange(n) / n
+    return np.stack([cx + r * np.cos(t) * (1 + 0.3 * np.sin(3 * t)), cy + r * np.sin(t)], 1).astype('float32')
+
+
+objects = [[polygon(12, 18, 8, 7, 0.1)], [polygon(30, 10, 6, 5, 0.4), polygon(36, 16, 4, 4, 0.0)],
+           [polygon(38, 30, 7, 6, 0.2)],                                              # image 1: 3 objects
+           [polygon(16, 20, 9, 8, 0.3)], [polygon(30, 26, 7, 5, 0.7)]]                # image 2: 2 objects
+segm_points = np.concatenate([p for obj in objects for p in obj])
+mask_feed = {'im': np.array([[48, 48, 1.1], [40, 44, 0.9]], 'float32'),
+             'cls': np.array([[1], [2], [3], [2], [1]], 'int32'), 'crowd': np.array([[0], [0], [1], [0], [0]], 'int32'),
+             'segms': segm_points,
+             'rois': np.array([[4, 9, 22, 30], [24, 2, 44, 22], [10, 10, 30, 30], [0, 0, 8, 8], [30, 22, 48, 40],
+                               [8, 10, 26, 30], [20, 18, 38, 34], [1, 1, 9, 9]], 'float32'),
+             'labels': np.array([[1], [2], [0], [0], [3], [2], [1], [0]], 'int32')}
+mask_lods = {'cls': [3, 2], 'crowd': [3, 2], 'rois': [5, 3], 'labels': [5, 3],
+             'segms': [[3, 2], [len(o) for o in objects], [len(p) for o in objects for p in o]]}
+run('mask_labels', lambda im, cls, crowd, segms, rois, labels: list(L.generate_mask_labels(
+    im, cls, crowd, segms, rois, labels, num_classes=4, resolution=8)), mask_feed, lods=mask_lods)
+no_fg = dict(mask_feed, labels=np.array([[0], [0], [0], [0], [0], [2], [1], [0]], 'int32'))
+run('mask_labels_no_fg', lambda im, cls, crowd, segms, rois, labels: list(L.generate_mask_labels(
+    im, cls, crowd, segms, rois, labels, num_classes=4, resolution=6)), no_fg, lods=mask_lods)
 
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
