@@ -18,7 +18,7 @@ __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anc
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
            'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
            'multiclass_nms2', 'detection_map', 'locality_aware_nms',
-           'retinanet_detection_output']
+           'retinanet_detection_output', 'distribute_fpn_proposals', 'collect_fpn_proposals']
 
 
 def _as_list(value, name: str) -> list:
@@ -446,3 +446,30 @@ def retinanet_detection_output(bboxes, scores, anchors, im_info, score_threshold
                      outputs={'Out': output})
     output.stop_gradient = True
     return output
+
+
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale, name=None):
+    """(multi_rois: one LoD tensor [Ri, 4] per FPN level min_level .. max_level, restore_ind [R, 1] int32) for the
+    LoD RoIs fpn_rois [R, 4], each routed to the level its scale calls for."""
+    helper = LayerHelper('distribute_fpn_proposals', name=name)
+    dtype = fpn_rois.dtype
+    multi_rois = [helper.create_variable_for_type_inference(dtype) for _ in range(max_level - min_level + 1)]
+    restore_ind = helper.create_variable_for_type_inference(dtype='int32')
+    helper.append_op(type='distribute_fpn_proposals', inputs={'FpnRois': fpn_rois},
+                     outputs={'MultiFpnRois': multi_rois, 'RestoreIndex': restore_ind},
+                     attrs={'min_level': min_level, 'max_level': max_level, 'refer_level': refer_level,
+                            'refer_scale': refer_scale})
+    return multi_rois, restore_ind
+
+
+def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_nms_top_n, name=None):
+    """The post_nms_top_n best-scoring RoIs over the FPN levels (lists of LoD tensors), a LoD tensor [K, 4] grouped
+    by image."""
+    helper = LayerHelper('collect_fpn_proposals', name=name)
+    num_lvl = max_level - min_level + 1
+    output_rois = helper.create_variable_for_type_inference(multi_rois[0].dtype)
+    output_rois.stop_gradient = True
+    helper.append_op(type='collect_fpn_proposals',
+                     inputs={'MultiLevelRois': multi_rois[:num_lvl], 'MultiLevelScores': multi_scores[:num_lvl]},
+                     outputs={'FpnRois': output_rois}, attrs={'post_nms_topN': post_nms_top_n})
+    return output_rois

@@ -10,9 +10,11 @@ from ...layers.detection import (
     box_clip,
     box_coder,
     box_decoder_and_assign,
+    collect_fpn_proposals,
     density_prior_box,
     detection_map,  # noqa: F401  (module path only, outside __all__ as in 1.8)
     detection_output,
+    distribute_fpn_proposals,
     iou_similarity,
     locality_aware_nms,
     matrix_nms,
@@ -36,8 +38,8 @@ from ...layers.detection_targets import (
 from ...layers.loss_classification import sigmoid_focal_loss
 
 __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_decoder_and_assign',
-           'density_prior_box', 'detection_output', 'generate_mask_labels', 'generate_proposal_labels',
-           'generate_proposals', 'iou_similarity', 'locality_aware_nms', 'matrix_nms', 'multi_box_head',
-           'multiclass_nms', 'polygon_box_transform', 'prior_box', 'retinanet_detection_output',
-           'retinanet_target_assign', 'rpn_target_assign', 'sigmoid_focal_loss', 'ssd_loss', 'target_assign',
-           'yolo_box', 'yolov3_loss']
+           'collect_fpn_proposals', 'density_prior_box', 'detection_output', 'distribute_fpn_proposals',
+           'generate_mask_labels', 'generate_proposal_labels', 'generate_proposals', 'iou_similarity',
+           'locality_aware_nms', 'matrix_nms', 'multi_box_head', 'multiclass_nms', 'polygon_box_transform', 'prior_box',
+           'retinanet_detection_output', 'retinanet_target_assign', 'rpn_target_assign', 'sigmoid_focal_loss',
+           'ssd_loss', 'target_assign', 'yolo_box', 'yolov3_loss']

@@ -239,5 +239,20 @@ no_fg = dict(mask_feed, labels=np.array([[0], [0], [0], [0], [0], [2], [1], [0]]
 run('mask_labels_no_fg', lambda im, cls, crowd, segms, rois, labels: list(L.generate_mask_labels(
     im, cls, crowd, segms, rois, labels, num_classes=4, resolution=6)), no_fg, lods=mask_lods)
 
+
+# --- distribute_fpn_proposals, collect_fpn_proposals ----------------------------------------------------------------
+fpn_rois = np.concatenate([boxes(5, 300.0), boxes(4, 800.0), boxes(4, 1600.0), boxes(3, 3000.0)])[rng.permutation(16)]
+run('distribute_fpn', lambda r: (lambda out: list(out[0]) + [out[1]])(L.distribute_fpn_proposals(
+    r, min_level=2, max_level=5, refer_level=4, refer_scale=224)), {'r': fpn_rois}, lods={'r': [9, 7]})
+lv_rois = [boxes(6, 200.0), boxes(5, 200.0), boxes(4, 200.0)]
+lv_scores = [rng.rand(6, 1).astype('float32'), rng.rand(5, 1).astype('float32'), rng.rand(4, 1).astype('float32')]
+coll_feed = {'r0': lv_rois[0], 'r1': lv_rois[1], 'r2': lv_rois[2], 's0': lv_scores[0], 's1': lv_scores[1],
+             's2': lv_scores[2]}
+coll_lods = {'r0': [4, 2], 's0': [4, 2], 'r1': [2, 3], 's1': [2, 3], 'r2': [1, 3], 's2': [1, 3]}
+run('collect_fpn', lambda r0, r1, r2, s0, s1, s2: [L.collect_fpn_proposals(
+    [r0, r1, r2], [s0, s1, s2], min_level=2, max_level=4, post_nms_top_n=9)], coll_feed, lods=coll_lods)
+run('collect_fpn_all', lambda r0, r1, r2, s0, s1, s2: [L.collect_fpn_proposals(
+    [r0, r1, r2], [s0, s1, s2], min_level=3, max_level=4, post_nms_top_n=100)], coll_feed, lods=coll_lods)
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
