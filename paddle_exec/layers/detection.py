@@ -18,7 +18,8 @@ __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anc
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
            'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
            'multiclass_nms2', 'detection_map', 'locality_aware_nms',
-           'retinanet_detection_output', 'distribute_fpn_proposals', 'collect_fpn_proposals']
+           'retinanet_detection_output', 'distribute_fpn_proposals', 'collect_fpn_proposals',
+           'roi_perspective_transform']
 
 
 def _as_list(value, name: str) -> list:
@@ -473,3 +474,27 @@ def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_n
                      inputs={'MultiLevelRois': multi_rois[:num_lvl], 'MultiLevelScores': multi_scores[:num_lvl]},
                      outputs={'FpnRois': output_rois}, attrs={'post_nms_topN': post_nms_top_n})
     return output_rois
+
+
+def roi_perspective_transform(input, rois, transformed_height, transformed_width, spatial_scale=1.0, name=None):
+    """(out [R, C, th, tw], mask [R, 1, th, tw] int32, transform_matrix [R, 9]): each quad of the LoD rois [R, 8]
+    warped to a th x tw patch of input [N, C, H, W]; differentiable in input."""
+    op = 'roi_perspective_transform'
+    check_variable_and_dtype(input, 'input', ['float32'], op)
+    check_variable_and_dtype(rois, 'rois', ['float32'], op)
+    check_type(transformed_height, 'transformed_height', int, op)
+    check_type(transformed_width, 'transformed_width', int, op)
+    check_type(spatial_scale, 'spatial_scale', float, op)
+    helper = LayerHelper(op, name=name)
+    dtype = input.dtype
+    out = helper.create_variable_for_type_inference(dtype)
+    mask = helper.create_variable_for_type_inference(dtype='int32')
+    transform_matrix = helper.create_variable_for_type_inference(dtype)
+    out2in_idx = helper.create_variable_for_type_inference(dtype='int32')
+    out2in_w = helper.create_variable_for_type_inference(dtype)
+    helper.append_op(type=op, inputs={'X': input, 'ROIs': rois},
+                     outputs={'Out': out, 'Out2InIdx': out2in_idx, 'Out2InWeights': out2in_w, 'Mask': mask,
+                              'TransformMatrix': transform_matrix},
+                     attrs={'transformed_height': transformed_height, 'transformed_width': transformed_width,
+                            'spatial_scale': spatial_scale})
+    return out, mask, transform_matrix

@@ -10,4 +10,5 @@ from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vi
 from . import lod_rules, sequence_pool, sequence_rows
 from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
-from . import crf, ctc, detection_map, detection_targets, fpn, mask_labels, proposals, rpn_targets, yolov3_loss
+from . import crf, ctc, detection_map, detection_targets, fpn, mask_labels, perspective, proposals, rpn_targets
+from . import yolov3_loss

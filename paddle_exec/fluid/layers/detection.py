@@ -23,6 +23,7 @@ from ...layers.detection import (
     polygon_box_transform,
     prior_box,
     retinanet_detection_output,
+    roi_perspective_transform,
     yolo_box,
 )
 from ...layers.detection_targets import (
@@ -41,5 +42,5 @@ __all__ = ['anchor_generator', 'bipartite_match', 'box_clip', 'box_coder', 'box_
            'collect_fpn_proposals', 'density_prior_box', 'detection_output', 'distribute_fpn_proposals',
            'generate_mask_labels', 'generate_proposal_labels', 'generate_proposals', 'iou_similarity',
            'locality_aware_nms', 'matrix_nms', 'multi_box_head', 'multiclass_nms', 'polygon_box_transform', 'prior_box',
-           'retinanet_detection_output', 'retinanet_target_assign', 'rpn_target_assign', 'sigmoid_focal_loss',
-           'ssd_loss', 'target_assign', 'yolo_box', 'yolov3_loss']
+           'retinanet_detection_output', 'retinanet_target_assign', 'roi_perspective_transform', 'rpn_target_assign',
+           'sigmoid_focal_loss', 'ssd_loss', 'target_assign', 'yolo_box', 'yolov3_loss']

@@ -254,5 +254,15 @@ run('collect_fpn', lambda r0, r1, r2, s0, s1, s2: [L.collect_fpn_proposals(
 run('collect_fpn_all', lambda r0, r1, r2, s0, s1, s2: [L.collect_fpn_proposals(
     [r0, r1, r2], [s0, s1, s2], min_level=3, max_level=4, post_nms_top_n=100)], coll_feed, lods=coll_lods)
 
+
+# --- roi_perspective_transform --------------------------------------------------------------------------------------
+quads = np.array([[1.2, 1.0, 7.5, 2.1, 6.8, 6.9, 0.7, 5.6], [2.0, 2.0, 9.0, 2.0, 9.0, 8.0, 2.0, 8.0],
+                  [0.5, 3.0, 5.0, 0.5, 9.5, 5.5, 4.0, 9.2], [3.1, 1.4, 8.7, 3.3, 7.9, 9.4, 1.8, 7.7]], 'float32')
+persp_feed = {'x': rng.rand(2, 2, 10, 11).astype('float32'), 'r': quads}
+run('perspective', lambda x, r: list(L.roi_perspective_transform(x, r, 5, 6, spatial_scale=1.0)), persp_feed,
+    lods={'r': [3, 1]}, grads=('x',))
+run('perspective_scaled', lambda x, r: list(L.roi_perspective_transform(x, r, 4, 8, spatial_scale=0.8)),
+    persp_feed, lods={'r': [1, 3]}, grads=('x',))
+
 np.savez(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detection_targets.npz'), **OUT)
 print('recorded', len(OUT), 'arrays')
