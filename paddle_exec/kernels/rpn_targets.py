@@ -133,14 +133,19 @@ def proposal_labels(rois: np.ndarray, gt_classes: np.ndarray, is_crowd: np.ndarr
     best overlap with the ground truth (crowd boxes never foreground): foreground at or above fg_thresh (the first
     best box within 1e-5), background in [bg_lo, bg_hi); then sampled (not in cascade) to at most
     floor(batch_size * fg_fraction) foreground and the rest of the batch background (Paddle's background
-    reservoir keeps its quirk of comparing the draw with the foreground count). `cascade` (Paddle 2.x's reading:
-    RoIs of positive size, no sampling) is not reached from the op, which refuses is_cascade_rcnn.
+    reservoir keeps its quirk of comparing the draw with the foreground count). `cascade`: the RoIs of positive
+    size alone, none sampled, the first len(gt_boxes) of them left at the input scale (Paddle 1.8.5's output).
     (rois [R, 4] rescaled, labels [R] int32, targets / inside / outside weights [R, 4 * class_nums])"""
     dtype = rois.dtype
-    rois = (rois / im_scale).astype(dtype)
     if cascade:
+        # what Paddle 1.8.5's kernel computes in cascade mode (measured against it, see ops/rpn_targets.py): the
+        # RoIs alone, of positive size, rescaled except the first len(gt_boxes) of them
         rois = rois[(rois[:, 2] - rois[:, 0] + 1 > 0) & (rois[:, 3] - rois[:, 1] + 1 > 0)]
-    boxes = np.concatenate([gt_boxes.astype(dtype), rois])
+        boxes = (rois / im_scale).astype(dtype)
+        g = min(gt_boxes.shape[0], boxes.shape[0])
+        boxes[:g] = rois[:g]
+    else:
+        boxes = np.concatenate([gt_boxes.astype(dtype), (rois / im_scale).astype(dtype)])
     overlaps = bbox_overlaps(np.ascontiguousarray(boxes), np.ascontiguousarray(gt_boxes, dtype))
     best = overlaps.max(axis=1) if overlaps.shape[1] else np.full(boxes.shape[0], -1.0, dtype)
     crowd = np.zeros(boxes.shape[0], bool)

@@ -245,11 +245,8 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info, 
                              is_cls_agnostic=False, is_cascade_rcnn=False):
     """Fast R-CNN's sampled RoIs and their targets: (rois [R, 4], labels_int32 [R, 1], bbox_targets,
     bbox_inside_weights, bbox_outside_weights [R, 4 * class_nums]), LoD tensors with one sequence per image.
-    is_cascade_rcnn=True is refused (NotImplementedError): Paddle 1.8.5's cascade numbers were not reproduced."""
+    is_cascade_rcnn=True gives Paddle 1.8.5's cascade output (ops/rpn_targets.py describes it)."""
     op = 'generate_proposal_labels'
-    if is_cascade_rcnn:
-        raise NotImplementedError("generate_proposal_labels(is_cascade_rcnn=True) is not supported by paddle_exec: "
-                                  "Paddle 1.8.5's cascade sampling could not be reproduced")
     helper = LayerHelper(op)
     check_variable_and_dtype(rpn_rois, 'rpn_rois', ['float32', 'float64'], op)
     check_variable_and_dtype(gt_classes, 'gt_classes', ['int32'], op)

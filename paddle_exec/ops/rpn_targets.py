@@ -18,7 +18,9 @@ in kernels/rpn_targets.py):
         -> Rois [S, 4], LabelsInt32 [S, 1] int32, BboxTargets / BboxInsideWeights / BboxOutsideWeights
            [S, 4 * class_nums] (LoD: the sampled RoIs per image); attrs batch_size_per_im, fg_fraction, fg_thresh,
            bg_thresh_hi, bg_thresh_lo, bbox_reg_weights, class_nums, use_random, is_cls_agnostic, is_cascade_rcnn
-           (refused when true: Paddle 1.8.5's cascade numbers were not reproduced)
+           (is_cascade_rcnn: no sampling and no ground-truth rows; as measured against Paddle 1.8.5, whose source
+           for it was not at hand, the first len(GtBoxes) RoIs of an image then stay at the input scale while
+           the others are mapped back to the original image, which looks like a bug of its kernel and is kept)
 
 The indices count anchors over the batch (image i's anchor k is i * A + k), so that the layer gathers the
 predictions of all images flattened. No gradient (Paddle registers none). rpn_target_assign and
@@ -222,9 +224,6 @@ def _labels_kernel(spec):
     name = 'GenerateProposalLabelsOp'
 
     def run(rois, classes, crowd, gt, im_info, rois_lod, classes_lod, crowd_lod, gt_lod):
-        if a['is_cascade_rcnn']:
-            raise NotImplementedError("generate_proposal_labels: is_cascade_rcnn=True is not supported (Paddle "
-                                      "1.8.5's cascade sampling could not be reproduced)")
         offsets = {}
         for slot, x, lod, label in (('RpnRois', rois, rois_lod, 'rpn_rois'), ('GtClasses', classes, classes_lod,
                                     'gt_classes'), ('IsCrowd', crowd, crowd_lod, 'is_crowd'),

@@ -590,6 +590,10 @@ LABEL_CASES = {
     'proposal_labels_agnostic': _labels(batch_size_per_im=64, fg_fraction=0.5, fg_thresh=0.3, bg_thresh_hi=0.3,
                                         bg_thresh_lo=0.05, bbox_reg_weights=[1.0, 1.0, 0.5, 0.5], class_nums=2,
                                         is_cls_agnostic=True),
+    'proposal_labels_cascade': _labels(batch_size_per_im=64, fg_fraction=0.25, fg_thresh=0.5, bg_thresh_hi=0.5,
+                                       bg_thresh_lo=0.0, class_nums=4, is_cascade_rcnn=True),
+    'proposal_labels_cascade2': _labels(batch_size_per_im=64, fg_fraction=0.5, fg_thresh=0.4, bg_thresh_hi=0.4,
+                                        bg_thresh_lo=0.1, class_nums=4, is_cascade_rcnn=True, is_cls_agnostic=True),
 }
 
 
@@ -597,19 +601,6 @@ LABEL_CASES = {
 def test_generate_proposal_labels_matches_paddle(case):
     got, want = run_case(case, LABEL_CASES[case])
     assert_matches(got, want, rtol=1e-5, atol=1e-5)
-
-
-def test_generate_proposal_labels_refuses_cascade_sampling():
-    """Paddle 1.8.5's is_cascade_rcnn numbers could not be reproduced (its source is not at hand, and it sizes its
-    outputs too small for unsampled RoIs): the option is refused rather than guessed."""
-    with program_guard(Program(), Program()):
-        rois = fluid.data('rois', [None, 4], 'float32', lod_level=1)
-        cls = fluid.data('cls', [None, 1], 'int32', lod_level=1)
-        crowd = fluid.data('crowd', [None, 1], 'int32', lod_level=1)
-        gt = fluid.data('gt', [None, 4], 'float32', lod_level=1)
-        im = fluid.data('im', [None, 3], 'float32')
-        with pytest.raises(NotImplementedError, match='is_cascade_rcnn'):
-            L.generate_proposal_labels(rois, cls, crowd, gt, im, class_nums=4, is_cascade_rcnn=True)
 
 
 def test_proposal_labels_against_numpy_reference():

@@ -214,6 +214,16 @@ run('proposal_labels_agnostic', lambda rois, cls, crowd, gt, im: list(L.generate
     bg_thresh_lo=0.05, bbox_reg_weights=[1.0, 1.0, 0.5, 0.5], class_nums=2, use_random=False,
     is_cls_agnostic=True)), gpl_feed, lods=gpl_lods)
 
+# cascade samples nothing; Paddle 1.8.5 still sizes its outputs by images * batch_size_per_im (a smaller batch
+# overflows them and its fetch fails), so the batches here are large
+run('proposal_labels_cascade', lambda rois, cls, crowd, gt, im: list(L.generate_proposal_labels(
+    rois, cls, crowd, gt, im, batch_size_per_im=64, fg_fraction=0.25, fg_thresh=0.5, bg_thresh_hi=0.5,
+    bg_thresh_lo=0.0, class_nums=4, use_random=False, is_cascade_rcnn=True)), gpl_feed, lods=gpl_lods)
+run('proposal_labels_cascade2', lambda rois, cls, crowd, gt, im: list(L.generate_proposal_labels(
+    rois, cls, crowd, gt, im, batch_size_per_im=64, fg_fraction=0.5, fg_thresh=0.4, bg_thresh_hi=0.4,
+    bg_thresh_lo=0.1, class_nums=4, use_random=False, is_cascade_rcnn=True, is_cls_agnostic=True)),
+    dict(gpl_feed, im=np.array([[48, 48, 0.8], [40, 44, 1.3]], 'float32')),
+    lods={'rois': [5, 16], 'cls': [2, 3], 'crowd': [2, 3], 'gt': [2, 3]})
 
 # --- generate_mask_labels -------------------------------------------------------------------------------------------
 def polygon(cx, cy, r, n, phase):
