@@ -1,10 +1,11 @@
 """The detection losses inside training programs: a small head trained through ssd_loss and yolov3_loss with an
 optimizer (the backward passes through reshape with actual_shape, the target ops and the LoD inputs); the loss
-must fall."""
+must fall. And ssd_loss data-parallel over two places, each with whole images."""
 import numpy as np
 
 import paddle_exec.fluid as fluid
 from paddle_exec.framework import Program, Scope, program_guard, unique_name
+from tests.kernels.test_detection_targets import GOLDEN
 
 L = fluid.layers
 
@@ -63,3 +64,30 @@ def test_yolov3_loss_trains():
 
     losses = _train(build, feed)
     assert np.isfinite(losses).all() and losses[-1] < 0.5 * losses[0], losses
+
+
+def test_ssd_loss_on_two_places_splits_the_ground_truth_by_image():
+    """With data parallelism each place gets whole images (the LoD ground truth is cut between sequences): each
+    place's loss is that image's loss alone, normalised by its own matched priors."""
+    g = {k: GOLDEN['ssd_loss.in.' + k] for k in ('loc', 'conf', 'gt', 'lbl', 'p', 'pv')}
+    place = fluid.CPUPlace()
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        loc = fluid.data('loc', [None, 16, 4], 'float32')
+        conf = fluid.data('conf', [None, 16, 4], 'float32')
+        gt = fluid.data('gt', [None, 4], 'float32', lod_level=1)
+        lbl = fluid.data('lbl', [None, 1], 'float32', lod_level=1)
+        loss = L.ssd_loss(loc, conf, gt, lbl, L.assign(g['p']), L.assign(g['pv']))
+    exe, scope = fluid.Executor(place), Scope()
+    exe.run(startup, scope=scope)
+
+    def feed(images, lengths):
+        rows = slice(0, sum(lengths)) if images.start == 0 else slice(3, 3 + sum(lengths))
+        return {'loc': g['loc'][images], 'conf': g['conf'][images],
+                'gt': fluid.create_lod_tensor(g['gt'][rows], [lengths], place),
+                'lbl': fluid.create_lod_tensor(g['lbl'][rows], [lengths], place)}
+    parallel = fluid.CompiledProgram(main).with_data_parallel(places=[place, place])
+    both = np.asarray(exe.run(parallel, feed=feed(slice(0, 2), [3, 1]), fetch_list=[loss], scope=scope)[0]).ravel()
+    first = np.asarray(exe.run(main, feed=feed(slice(0, 1), [3]), fetch_list=[loss], scope=scope)[0]).ravel()
+    second = np.asarray(exe.run(main, feed=feed(slice(1, 2), [1]), fetch_list=[loss], scope=scope)[0]).ravel()
+    np.testing.assert_allclose(both, np.concatenate([first, second]), rtol=1e-6)
