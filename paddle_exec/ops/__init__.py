@@ -14,4 +14,4 @@ from . import crf, ctc, detection_map, detection_targets, fpn, mask_labels, pers
 from . import yolov3_loss
 from . import collective
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
-from . import sampling, einsum
+from . import sampling, einsum, pylayer
