@@ -33,7 +33,8 @@ import numpy as np
 from .jit import kernel_jit
 
 __all__ = [
-    'resolve_paddings', 'conv2d_output_size', 'pool2d_output_size',
+    'resolve_paddings', 'resolve_paddings_nd', 'conv_output_size', 'pool_output_size',
+    'conv2d_output_size', 'pool2d_output_size',
     'conv2d_forward', 'conv2d_backward', 'pool2d_forward', 'pool2d_backward',
     'max_pool2d_with_index_forward', 'max_pool2d_with_index_backward',
 ]
@@ -46,15 +47,44 @@ FLT_MAX = 3.4028234663852886e38  # Paddle's MaxPool initial value is -FLT_MAX fo
 # ----------------------------------------------------------------------------------------------------------------
 # attribute handling (plain Python)
 
-def _pair(v, name):
+def _ntuple(v, name, n):
+    """An int or a 1- or n-element sequence as an n-tuple of ints (Paddle's attribute expansion)."""
     if isinstance(v, (int, np.integer)):
-        return int(v), int(v)
+        return (int(v),) * n
     v = [int(a) for a in v]
     if len(v) == 1:
-        return v[0], v[0]
-    if len(v) != 2:
-        raise ValueError('%s must have 2 elements, got %s' % (name, v))
-    return v[0], v[1]
+        return tuple(v) * n
+    if len(v) != n:
+        raise ValueError('%s must have %d elements, got %s' % (name, n, v))
+    return tuple(v)
+
+
+def _pair(v, name):
+    return _ntuple(v, name, 2)
+
+
+def resolve_paddings_nd(paddings, padding_algorithm, in_size, ksize, strides):
+    """Paddle's ``UpdatePadding`` for any number of spatial dims: ``(before_0, after_0, before_1, ...)``."""
+    n = len(in_size)
+    if padding_algorithm == 'SAME':
+        pads = []
+        for size, k, s in zip(in_size, ksize, strides):
+            out = (size + s - 1) // s
+            pad_sum = max((out - 1) * s + k - size, 0)
+            pads += [pad_sum // 2, pad_sum - pad_sum // 2]
+        return tuple(pads)
+    if padding_algorithm == 'VALID':
+        return (0,) * (2 * n)
+    if padding_algorithm not in ('EXPLICIT', None):
+        raise ValueError("padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got %r" % (padding_algorithm,))
+    if isinstance(paddings, (int, np.integer)):
+        return (int(paddings),) * (2 * n)
+    p = [int(a) for a in paddings]
+    if len(p) == n:
+        return tuple(v for a in p for v in (a, a))
+    if len(p) == 2 * n:
+        return tuple(p)
+    raise ValueError('paddings must have %d or %d elements, got %s' % (n, 2 * n, p))
 
 
 def resolve_paddings(paddings, padding_algorithm, in_hw, ksize, strides):
@@ -64,45 +94,36 @@ def resolve_paddings(paddings, padding_algorithm, in_hw, ksize, strides):
     ``"EXPLICIT"`` (use ``paddings``), ``"SAME"`` or ``"VALID"``; ``in_hw``, ``ksize`` and ``strides`` are
     (h, w) pairs. ``ksize`` is the undilated kernel size (as in Paddle, SAME ignores dilation).
     """
-    if padding_algorithm == 'SAME':
-        pads = []
-        for n, k, s in zip(in_hw, ksize, strides):
-            out = (n + s - 1) // s
-            pad_sum = max((out - 1) * s + k - n, 0)
-            pads += [pad_sum // 2, pad_sum - pad_sum // 2]
-        return tuple(pads)
-    if padding_algorithm == 'VALID':
-        return (0, 0, 0, 0)
-    if padding_algorithm not in ('EXPLICIT', None):
-        raise ValueError("padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got %r" % (padding_algorithm,))
-    if isinstance(paddings, (int, np.integer)):
-        p = int(paddings)
-        return (p, p, p, p)
-    p = [int(a) for a in paddings]
-    if len(p) == 2:
-        return (p[0], p[0], p[1], p[1])
-    if len(p) == 4:
-        return tuple(p)
-    raise ValueError('paddings must have 2 or 4 elements, got %s' % (p,))
+    return resolve_paddings_nd(paddings, padding_algorithm, tuple(in_hw)[:2], ksize, strides)
 
 
-def conv2d_output_size(in_size, k, pad_a, pad_b, stride, dilation):
+def conv_output_size(in_size, k, pad_a, pad_b, stride, dilation, op='conv'):
     """Paddle's ``ConvOutputSize``: ``(in + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1``."""
     out = (in_size + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1
     if out <= 0:
-        raise ValueError('conv2d output size is %d (input %d, kernel %d, paddings %d+%d, stride %d, dilation %d); '
-                         'it must be positive' % (out, in_size, k, pad_a, pad_b, stride, dilation))
+        raise ValueError('%s output size is %d (input %d, kernel %d, paddings %d+%d, stride %d, dilation %d); '
+                         'it must be positive' % (op, out, in_size, k, pad_a, pad_b, stride, dilation))
     return out
 
 
-def pool2d_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode):
+def pool_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode, op='pool'):
     """Paddle's ``PoolOutputSize``; ``ceil_mode`` adds ``stride - 1`` before the floor division."""
     extra = stride - 1 if ceil_mode else 0
     out = (in_size - k + pad_a + pad_b + extra) // stride + 1
     if out <= 0:
-        raise ValueError('pool2d output size is %d (input %d, ksize %d, paddings %d+%d, stride %d); it must be '
-                         'positive' % (out, in_size, k, pad_a, pad_b, stride))
+        raise ValueError('%s output size is %d (input %d, ksize %d, paddings %d+%d, stride %d); it must be '
+                         'positive' % (op, out, in_size, k, pad_a, pad_b, stride))
     return out
+
+
+def conv2d_output_size(in_size, k, pad_a, pad_b, stride, dilation):
+    """:func:`conv_output_size` for conv2d (its error names the op)."""
+    return conv_output_size(in_size, k, pad_a, pad_b, stride, dilation, op='conv2d')
+
+
+def pool2d_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode):
+    """:func:`pool_output_size` for pool2d (its error names the op)."""
+    return pool_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode, op='pool2d')
 
 
 def _to_nchw(x, data_format):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .conv import _ntuple, conv_output_size, pool_output_size, resolve_paddings_nd
 from .jit import kernel_jit
 
 __all__ = [
@@ -42,58 +43,8 @@ FLT_MAX = 3.4028234663852886e38
 # ----------------------------------------------------------------------------------------------------------------
 # attribute handling (plain Python)
 
-def _triple(v, name, n=3):
-    if isinstance(v, (int, np.integer)):
-        return (int(v),) * n
-    v = [int(a) for a in v]
-    if len(v) == 1:
-        return tuple(v) * n
-    if len(v) != n:
-        raise ValueError('%s must have %d elements, got %s' % (name, n, v))
-    return tuple(v)
-
-
-def resolve_paddings_nd(paddings, padding_algorithm, in_size, ksize, strides):
-    """Paddle's ``UpdatePadding`` for any number of spatial dims: ``(before_0, after_0, before_1, ...)``."""
-    n = len(in_size)
-    if padding_algorithm == 'SAME':
-        pads = []
-        for size, k, s in zip(in_size, ksize, strides):
-            out = (size + s - 1) // s
-            pad_sum = max((out - 1) * s + k - size, 0)
-            pads += [pad_sum // 2, pad_sum - pad_sum // 2]
-        return tuple(pads)
-    if padding_algorithm == 'VALID':
-        return (0,) * (2 * n)
-    if padding_algorithm not in ('EXPLICIT', None):
-        raise ValueError("padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got %r" % (padding_algorithm,))
-    if isinstance(paddings, (int, np.integer)):
-        return (int(paddings),) * (2 * n)
-    p = [int(a) for a in paddings]
-    if len(p) == n:
-        return tuple(v for a in p for v in (a, a))
-    if len(p) == 2 * n:
-        return tuple(p)
-    raise ValueError('paddings must have %d or %d elements, got %s' % (n, 2 * n, p))
-
-
-def conv_output_size(in_size, k, pad_a, pad_b, stride, dilation):
-    """Paddle's ``ConvOutputSize``: ``(in + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1``."""
-    out = (in_size + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1
-    if out <= 0:
-        raise ValueError('conv output size is %d (input %d, kernel %d, paddings %d+%d, stride %d, dilation %d); '
-                         'it must be positive' % (out, in_size, k, pad_a, pad_b, stride, dilation))
-    return out
-
-
-def pool_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode):
-    """Paddle's ``PoolOutputSize``; ``ceil_mode`` adds ``stride - 1`` before the floor division."""
-    extra = stride - 1 if ceil_mode else 0
-    out = (in_size - k + pad_a + pad_b + extra) // stride + 1
-    if out <= 0:
-        raise ValueError('pool output size is %d (input %d, ksize %d, paddings %d+%d, stride %d); it must be '
-                         'positive' % (out, in_size, k, pad_a, pad_b, stride))
-    return out
+def _triple(v, name):
+    return _ntuple(v, name, 3)
 
 
 def _to_ncdhw(x, data_format):
