@@ -206,6 +206,36 @@ def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, paddi
     return (kh, kw, sh, sw, pt, pl, dh, dw, oh, ow)
 
 
+def _conv_gemm(w, col, groups, n):
+    """The filter ``[OC, C / groups, *k]`` times the column matrix ``[C * prod(k), N * L]``, one GEMM per group
+    (numpy's BLAS releases the GIL): ``[N, OC, L]``, contiguous."""
+    oc = w.shape[0]
+    if groups == 1:
+        out = w.reshape(oc, -1) @ col                                                # [OC, N*L]
+    else:
+        m, k = oc // groups, col.shape[0] // groups
+        out = np.matmul(w.reshape(groups, m, k), col.reshape(groups, k, -1))        # [g, M, N*L]
+    return np.ascontiguousarray(out.reshape(oc, n, -1).transpose(1, 0, 2))
+
+
+def _conv_gemm_grads(w, dout, groups, columns, col_to_input, need_input, need_filter):
+    """``(dInput, dFilter)`` of :func:`_conv_gemm` for ``dout`` ``[N, OC, *out]``; ``columns()`` builds the input's
+    column matrix, ``col_to_input(dcol)`` scatters a column gradient back to the input (each called only if
+    needed)."""
+    n, oc = dout.shape[0], w.shape[0]
+    m, k = oc // groups, int(np.prod(w.shape[1:]))
+    # dout [N, OC, L] -> [g, M, N*L], the column layout's order
+    d3 = np.ascontiguousarray(dout.reshape(n, oc, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
+    dx = dw = None
+    if need_filter:
+        col = columns().reshape(groups, k, -1)
+        dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
+    if need_input:
+        dcol = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
+        dx = col_to_input(dcol)
+    return dx, dw
+
+
 def conv2d_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
                    padding_algorithm='EXPLICIT', data_format='NCHW'):
     """Paddle op ``conv2d`` (Input, Filter -> Output), no bias (Paddle adds it with ``elementwise_add``).
@@ -218,18 +248,8 @@ def conv2d_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), grou
     w = np.asarray(w, dtype=x.dtype)
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    oh, ow = g[8], g[9]
     n, oc = x.shape[0], w.shape[0]
-    col = _im2col(x, *g)
-    m = oc // groups
-    if groups == 1:
-        out = w.reshape(oc, -1) @ col                                    # [OC, N*L]
-        out = out.reshape(oc, n, oh * ow).transpose(1, 0, 2)
-    else:
-        k = col.shape[0] // groups
-        out = np.matmul(w.reshape(groups, m, k), col.reshape(groups, k, -1))   # [g, M, N*L]
-        out = out.reshape(oc, n, oh * ow).transpose(1, 0, 2)
-    out = np.ascontiguousarray(out).reshape(n, oc, oh, ow)
+    out = _conv_gemm(w, _im2col(x, *g), groups, n).reshape(n, oc, g[8], g[9])
     return _from_nchw(out, data_format)
 
 
@@ -244,20 +264,9 @@ def conv2d_backward(x, w, dout, strides=(1, 1), paddings=(0, 0), dilations=(1, 1
     dout = _to_nchw(np.ascontiguousarray(dout, dtype=x.dtype), data_format)
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    n, c, h, wd = x.shape
-    oc = w.shape[0]
-    m = oc // groups
-    k = c // groups * g[0] * g[1]
-    # dout [N, OC, L] -> [g, M, N*L], the column layout's order
-    d3 = np.ascontiguousarray(dout.reshape(n, oc, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    dx = dw = None
-    if need_filter:
-        col = _im2col(x, *g).reshape(groups, k, -1)
-        dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
-    if need_input:
-        dcol = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
-        dx = _from_nchw(_col2im(dcol, n, c, h, wd, *g), data_format)
-    return dx, dw
+    return _conv_gemm_grads(w, dout, groups, lambda: _im2col(x, *g),
+                            lambda dcol: _from_nchw(_col2im(dcol, *x.shape, *g), data_format),
+                            need_input, need_filter)
 
 
 # ----------------------------------------------------------------------------------------------------------------

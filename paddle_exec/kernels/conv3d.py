@@ -25,7 +25,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conv import _ntuple, conv_output_size, pool_output_size, resolve_paddings_nd
+from .conv import (
+    _conv_gemm,
+    _conv_gemm_grads,
+    _ntuple,
+    _pool_window,
+    conv_output_size,
+    pool_output_size,
+    resolve_paddings_nd,
+)
 from .jit import kernel_jit
 
 __all__ = [
@@ -140,10 +148,7 @@ def conv3d_forward(x, w, strides=1, paddings=0, dilations=1, groups=1, padding_a
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
     n, oc = x.shape[0], w.shape[0]
-    col = _vol2col(x, *g)
-    m, k = oc // groups, col.shape[0] // groups
-    out = np.matmul(w.reshape(groups, m, k), col.reshape(groups, k, -1))        # [g, M, N*L]
-    out = np.ascontiguousarray(out.reshape(oc, n, -1).transpose(1, 0, 2)).reshape((n, oc) + g[12:])
+    out = _conv_gemm(w, _vol2col(x, *g), groups, n).reshape((n, oc) + g[12:])
     return _from_ncdhw(out, data_format)
 
 
@@ -155,18 +160,9 @@ def conv3d_backward(x, w, dout, strides=1, paddings=0, dilations=1, groups=1, pa
     dout = _to_ncdhw(np.asarray(dout, dtype=x.dtype), data_format)
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    n, c = x.shape[:2]
-    oc = w.shape[0]
-    m, k = oc // groups, c // groups * g[0] * g[1] * g[2]
-    d3 = np.ascontiguousarray(dout.reshape(n, oc, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    dx = dw = None
-    if need_filter:
-        col = _vol2col(x, *g).reshape(groups, k, -1)
-        dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
-    if need_input:
-        dcol = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
-        dx = _from_ncdhw(_col2vol(dcol, n, c, *x.shape[2:], *g), data_format)
-    return dx, dw
+    return _conv_gemm_grads(w, dout, groups, lambda: _vol2col(x, *g),
+                            lambda dcol: _from_ncdhw(_col2vol(dcol, *x.shape, *g), data_format),
+                            need_input, need_filter)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -235,29 +231,17 @@ def conv3d_transpose_backward(x, w, dout, strides=1, paddings=0, dilations=1, gr
 # pool3d
 
 @_jit
-def _window(o, stride, pad, k, size, out_size, adaptive):
-    if adaptive:
-        start = (o * size) // out_size
-        end = -((-(o + 1) * size) // out_size)
-    else:
-        start = o * stride - pad
-        end = min(start + k, size)
-        start = max(start, 0)
-    return start, end
-
-
-@_jit
 def _pool3d_fwd(x, od, oh, ow, kd, kh, kw, sd, sh, sw, pf, pt, pl, is_max, exclusive, adaptive):
     n_, c_, d_, h_, w_ = x.shape
     out = np.empty((n_, c_, od, oh, ow), dtype=x.dtype)
     for n in range(n_):
         for c in range(c_):
             for pz in range(od):
-                zs, ze = _window(pz, sd, pf, kd, d_, od, adaptive)
+                zs, ze = _pool_window(pz, sd, pf, kd, d_, od, adaptive)
                 for py in range(oh):
-                    ys, ye = _window(py, sh, pt, kh, h_, oh, adaptive)
+                    ys, ye = _pool_window(py, sh, pt, kh, h_, oh, adaptive)
                     for px in range(ow):
-                        xs, xe = _window(px, sw, pl, kw, w_, ow, adaptive)
+                        xs, xe = _pool_window(px, sw, pl, kw, w_, ow, adaptive)
                         if is_max:
                             v = -FLT_MAX
                             for a in range(zs, ze):
@@ -288,11 +272,11 @@ def _pool3d_bwd(x, out, dout, kd, kh, kw, sd, sh, sw, pf, pt, pl, is_max, exclus
     for n in range(n_):
         for c in range(c_):
             for pz in range(od):
-                zs, ze = _window(pz, sd, pf, kd, d_, od, adaptive)
+                zs, ze = _pool_window(pz, sd, pf, kd, d_, od, adaptive)
                 for py in range(oh):
-                    ys, ye = _window(py, sh, pt, kh, h_, oh, adaptive)
+                    ys, ye = _pool_window(py, sh, pt, kh, h_, oh, adaptive)
                     for px in range(ow):
-                        xs, xe = _window(px, sw, pl, kw, w_, ow, adaptive)
+                        xs, xe = _pool_window(px, sw, pl, kw, w_, ow, adaptive)
                         g = dout[n, c, pz, py, px]
                         if is_max:
                             v = out[n, c, pz, py, px]
@@ -379,11 +363,11 @@ def _maxpool3d_idx_fwd(x, od, oh, ow, kd, kh, kw, sd, sh, sw, pf, pt, pl, adapti
     for n in range(n_):
         for c in range(c_):
             for pz in range(od):
-                zs, ze = _window(pz, sd, pf, kd, d_, od, adaptive)
+                zs, ze = _pool_window(pz, sd, pf, kd, d_, od, adaptive)
                 for py in range(oh):
-                    ys, ye = _window(py, sh, pt, kh, h_, oh, adaptive)
+                    ys, ye = _pool_window(py, sh, pt, kh, h_, oh, adaptive)
                     for px in range(ow):
-                        xs, xe = _window(px, sw, pl, kw, w_, ow, adaptive)
+                        xs, xe = _pool_window(px, sw, pl, kw, w_, ow, adaptive)
                         v = -FLT_MAX
                         idx = -1
                         for a in range(zs, ze):
