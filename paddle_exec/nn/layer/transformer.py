@@ -140,10 +140,7 @@ class TransformerEncoderLayer(Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation='relu', attn_dropout=None,
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
-                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
+        self._config = _constructor_args(locals())
         super().__init__()
         attn_dropout, weights, biases = _init_sublayer_settings(self, 2)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weights[0],
@@ -165,6 +162,12 @@ def _check_sizes(d_model, nhead, dim_feedforward):
     for value, what in ((d_model, 'd_model'), (nhead, 'nhead'), (dim_feedforward, 'dim_feedforward')):
         if value <= 0:
             raise AssertionError('Expected %s to be greater than 0, but received %d' % (what, value))
+
+
+def _constructor_args(constructor_locals: dict) -> dict:
+    """An encoder / decoder layer's constructor arguments by name (its locals on entry), from which the stacks
+    build further layers like it."""
+    return {k: v for k, v in constructor_locals.items() if k not in ('self', '__class__')}
 
 
 def _init_sublayer_settings(layer, n_groups: int):
@@ -249,10 +252,7 @@ class TransformerDecoderLayer(Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation='relu', attn_dropout=None,
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
-                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
+        self._config = _constructor_args(locals())
         super().__init__()
         attn_dropout, weights, biases = _init_sublayer_settings(self, 3)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weights[0],
