@@ -349,22 +349,32 @@ def _pool2d_bwd(x, out, dout, kh, kw, sh, sw, pt, pl, is_max, exclusive, adaptiv
     return dx
 
 
-def _pool_geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
-    h, w = x_shape[2], x_shape[3]
-    kh, kw = _pair(ksize, 'ksize')
-    sh, sw = _pair(strides, 'strides')
-    if global_pooling:
-        kh, kw = h, w
+def _pool_geometry_nd(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm,
+                      op='pool'):
+    """(output sizes, kernel sizes, strides, leading paddings), one entry per spatial axis, of a pool on the
+    channel-first ``x_shape``; ``op`` names the op in the output-size error."""
+    size = tuple(x_shape[2:])
+    n = len(size)
+    ks = size if global_pooling else _ntuple(ksize, 'ksize', n)
+    st = _ntuple(strides, 'strides', n)
     if global_pooling or adaptive:
-        pt = pb = pl = pr = 0
+        pads = (0,) * (2 * n)
     else:
-        pt, pb, pl, pr = resolve_paddings(paddings, padding_algorithm, (h, w), (kh, kw), (sh, sw))
+        pads = resolve_paddings_nd(paddings, padding_algorithm, size, ks, st)
     if adaptive:
-        oh, ow = kh, kw
+        out = ks
     else:
-        oh = pool2d_output_size(h, kh, pt, pb, sh, ceil_mode)
-        ow = pool2d_output_size(w, kw, pl, pr, sw, ceil_mode)
-    return oh, ow, kh, kw, sh, sw, pt, pl
+        out = tuple(pool_output_size(size[i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], ceil_mode, op)
+                    for i in range(n))
+    return out, ks, st, pads[0::2]
+
+
+def _pool_geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
+    """(oh, ow, kh, kw, sh, sw, pt, pl) of a pool2d on NCHW ``x_shape``."""
+    _pair(ksize, 'ksize')  # pool2d checks ksize also under global_pooling
+    out, ks, st, pads = _pool_geometry_nd(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+                                          padding_algorithm, op='pool2d')
+    return (*out, *ks, *st, *pads)
 
 
 def _pool_type(pooling_type):

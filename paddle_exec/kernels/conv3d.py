@@ -29,6 +29,8 @@ from .conv import (
     _conv_gemm,
     _conv_gemm_grads,
     _ntuple,
+    _pool_geometry_nd,
+    _pool_type,
     _pool_window,
     conv_output_size,
     pool_output_size,
@@ -302,18 +304,7 @@ def _pool3d_bwd(x, out, dout, kd, kh, kw, sd, sh, sw, pf, pt, pl, is_max, exclus
 
 def _pool_geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
     """((od, oh, ow), (kd, kh, kw), (sd, sh, sw), (pf, pt, pl)) of a pool3d on NCDHW ``x_shape``."""
-    size = tuple(x_shape[2:])
-    ks = size if global_pooling else _triple(ksize, 'ksize')
-    st = _triple(strides, 'strides')
-    if global_pooling or adaptive:
-        pads = (0,) * 6
-    else:
-        pads = resolve_paddings_nd(paddings, padding_algorithm, size, ks, st)
-    if adaptive:
-        out = ks
-    else:
-        out = tuple(pool_output_size(size[i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], ceil_mode) for i in range(3))
-    return out, ks, st, (pads[0], pads[2], pads[4])
+    return _pool_geometry_nd(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm)
 
 
 def pool3d_output_shape(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
@@ -322,17 +313,11 @@ def pool3d_output_shape(x_shape, ksize, strides, paddings, global_pooling, ceil_
                           padding_algorithm)[0]
 
 
-def _is_max(pooling_type):
-    if pooling_type not in ('max', 'avg'):
-        raise ValueError("pooling_type must be 'max' or 'avg', got %r" % (pooling_type,))
-    return pooling_type == 'max'
-
-
 def pool3d_forward(x, ksize, pooling_type='max', strides=1, paddings=0, global_pooling=False, ceil_mode=False,
                    exclusive=True, adaptive=False, padding_algorithm='EXPLICIT', data_format='NCDHW'):
     """Paddle op ``pool3d`` (X -> Out); see the module docstring for the windows and divisors."""
     x = _to_ncdhw(x, data_format)
-    is_max = _is_max(pooling_type)
+    is_max = _pool_type(pooling_type)
     out, ks, st, pads = _pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
                                        padding_algorithm)
     y = _pool3d_fwd(x, *out, *ks, *st, *pads, is_max, bool(exclusive), bool(adaptive) and not is_max)
@@ -345,7 +330,7 @@ def pool3d_backward(x, out, dout, ksize, pooling_type='max', strides=1, paddings
     x = _to_ncdhw(x, data_format)
     out = _to_ncdhw(np.asarray(out, dtype=x.dtype), data_format)
     dout = _to_ncdhw(np.asarray(dout, dtype=x.dtype), data_format)
-    is_max = _is_max(pooling_type)
+    is_max = _pool_type(pooling_type)
     _, ks, st, pads = _pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
                                      padding_algorithm)
     dx = _pool3d_bwd(x, out, dout, *ks, *st, *pads, is_max, bool(exclusive), bool(adaptive) and not is_max)
