@@ -190,20 +190,30 @@ def _col2im(col, n_, c_, h_, w_, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     return dx
 
 
-def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm):
-    n, c, h, w = x_shape
-    oc, cg, kh, kw = w_shape
+def _conv_geometry_nd(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm, op, size_op):
+    """(kernel sizes, strides, leading paddings, dilations, output sizes), flat, one of each per spatial axis, of
+    a convolution on the channel-first ``x_shape``; ``op`` names the op in the channel error, ``size_op`` in the
+    output-size one."""
+    n = len(x_shape) - 2
+    c = x_shape[1]
+    oc, cg = w_shape[0], w_shape[1]
     if cg * groups != c or oc % groups:
-        raise ValueError('conv2d: input channels %d, filter %s and groups %d do not match'
-                         % (c, list(w_shape), groups))
-    sh, sw = _pair(strides, 'strides')
-    dh, dw = _pair(dilations, 'dilations')
-    pt, pb, pl, pr = resolve_paddings(paddings, padding_algorithm, (h, w), (kh, kw), (sh, sw))
+        raise ValueError('%s: input channels %d, filter %s and groups %d do not match' % (op, c, list(w_shape), groups))
+    ks = tuple(w_shape[2:])
+    st = _ntuple(strides, 'strides', n)
+    dil = _ntuple(dilations, 'dilations', n)
+    pads = resolve_paddings_nd(paddings, padding_algorithm, tuple(x_shape[2:]), ks, st)
     if padding_algorithm == 'SAME':
-        dh = dw = 1
-    oh = conv2d_output_size(h, kh, pt, pb, sh, dh)
-    ow = conv2d_output_size(w, kw, pl, pr, sw, dw)
-    return (kh, kw, sh, sw, pt, pl, dh, dw, oh, ow)
+        dil = (1,) * n
+    out = tuple(conv_output_size(x_shape[2 + i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], dil[i], size_op)
+                for i in range(n))
+    return ks + st + pads[0::2] + dil + out
+
+
+def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm):
+    """(kh, kw, sh, sw, pt, pl, dh, dw, oh, ow) of a conv2d on NCHW ``x_shape``."""
+    return _conv_geometry_nd(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm, 'conv2d',
+                             'conv2d')
 
 
 def _conv_gemm(w, col, groups, n):

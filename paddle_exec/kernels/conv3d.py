@@ -28,6 +28,7 @@ import numpy as np
 from .conv import (
     _conv_gemm,
     _conv_gemm_grads,
+    _conv_geometry_nd,
     _ntuple,
     _pool_geometry_nd,
     _pool_type,
@@ -127,19 +128,8 @@ def _col2vol(col, n_, c_, d_, h_, w_, kd, kh, kw, sd, sh, sw, pf, pt, pl, dd, dh
 
 def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm):
     """(kd, kh, kw, sd, sh, sw, pf, pt, pl, dd, dh, dw, od, oh, ow) of a conv3d on NCDHW ``x_shape``."""
-    c = x_shape[1]
-    oc, cg = w_shape[0], w_shape[1]
-    if cg * groups != c or oc % groups:
-        raise ValueError('conv3d: input channels %d, filter %s and groups %d do not match' % (c, list(w_shape), groups))
-    ks = tuple(w_shape[2:])
-    st = _triple(strides, 'strides')
-    dil = _triple(dilations, 'dilations')
-    pads = resolve_paddings_nd(paddings, padding_algorithm, x_shape[2:], ks, st)
-    if padding_algorithm == 'SAME':
-        dil = (1, 1, 1)
-    out = tuple(conv_output_size(x_shape[2 + i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], dil[i])
-                for i in range(3))
-    return ks + st + (pads[0], pads[2], pads[4]) + dil + out
+    return _conv_geometry_nd(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm, 'conv3d',
+                             'conv')
 
 
 def conv3d_forward(x, w, strides=1, paddings=0, dilations=1, groups=1, padding_algorithm='EXPLICIT',
