@@ -232,18 +232,28 @@ def _conv_gemm_grads(w, dout, groups, columns, col_to_input, need_input, need_fi
     """``(dInput, dFilter)`` of :func:`_conv_gemm` for ``dout`` ``[N, OC, *out]``; ``columns()`` builds the input's
     column matrix, ``col_to_input(dcol)`` scatters a column gradient back to the input (each called only if
     needed)."""
-    n, oc = dout.shape[0], w.shape[0]
-    m, k = oc // groups, int(np.prod(w.shape[1:]))
-    # dout [N, OC, L] -> [g, M, N*L], the column layout's order
-    d3 = np.ascontiguousarray(dout.reshape(n, oc, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
+    d3 = _grouped_rows(dout, groups)
     dx = dw = None
     if need_filter:
-        col = columns().reshape(groups, k, -1)
+        col = columns().reshape(groups, int(np.prod(w.shape[1:])), -1)
         dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
     if need_input:
-        dcol = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
-        dx = col_to_input(dcol)
+        dx = col_to_input(_filter_t_gemm(w, d3, groups))
     return dx, dw
+
+
+def _grouped_rows(d, groups):
+    """``d`` ``[N, C, *spatial]`` as ``[groups, C / groups, N * L]``, the column layout's order."""
+    n, c = d.shape[0], d.shape[1]
+    return np.ascontiguousarray(d.reshape(n, c, -1).transpose(1, 0, 2)).reshape(groups, c // groups, -1)
+
+
+def _filter_t_gemm(w, d3, groups):
+    """``W^T d`` per group for ``w`` ``[C0, C1 / groups, *k]`` and ``d3`` from :func:`_grouped_rows` of a
+    ``[N, C0, ...]`` array: a column matrix ``[C1 * prod(k), N * L]`` (a conv's column gradient, or a transposed
+    conv's columns)."""
+    m, k = w.shape[0] // groups, int(np.prod(w.shape[1:]))
+    return np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
 
 
 def conv2d_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
@@ -602,10 +612,7 @@ def conv2d_transpose_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1
                                             output_size, output_padding)
     c_out = w.shape[1] * groups
     g = _conv_geometry((n, c_out, oh, ow), w.shape, strides, pads, dil, groups, 'EXPLICIT')
-    m = c_in // groups
-    k = w.shape[1] * w.shape[2] * w.shape[3]
-    x3 = np.ascontiguousarray(x.reshape(n, c_in, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    col = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), x3).reshape(groups * k, -1)
+    col = _filter_t_gemm(w, _grouped_rows(x, groups), groups)
     return _from_nchw(_col2im(col, n, c_out, oh, ow, *g), data_format)
 
 

@@ -29,6 +29,8 @@ from .conv import (
     _conv_gemm,
     _conv_gemm_grads,
     _conv_geometry_nd,
+    _filter_t_gemm,
+    _grouped_rows,
     _ntuple,
     _pool_geometry_nd,
     _pool_type,
@@ -196,9 +198,7 @@ def conv3d_transpose_forward(x, w, strides=1, paddings=0, dilations=1, groups=1,
                                                    padding_algorithm, output_size, output_padding)
     c_out = w.shape[1] * groups
     g = _conv_geometry((n, c_out) + out, w.shape, strides, pads, dil, groups, 'EXPLICIT')
-    m, k = c_in // groups, int(np.prod(w.shape[1:]))
-    x3 = np.ascontiguousarray(x.reshape(n, c_in, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    col = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), x3).reshape(groups * k, -1)
+    col = _filter_t_gemm(w, _grouped_rows(x, groups), groups)
     return _from_ncdhw(_col2vol(col, n, c_out, *out, *g), data_format)
 
 
