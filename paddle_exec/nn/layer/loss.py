@@ -2,8 +2,9 @@
 called as loss_fn(input, label) (CrossEntropyLoss, MSELoss, BCELoss, BCEWithLogitsLoss, L1Loss, NLLLoss,
 KLDivLoss, SmoothL1Loss, PoissonNLLLoss, GaussianNLLLoss, SoftMarginLoss, HingeEmbeddingLoss,
 MultiLabelSoftMarginLoss, MultiMarginLoss, MarginRankingLoss, CosineEmbeddingLoss, TripletMarginLoss,
-TripletMarginWithDistanceLoss, RNNTLoss); HSigmoidLoss also owns its tree's weight [C, feature_size] and bias
-[C, 1] (C = num_classes - 1, or num_classes for a custom tree)."""
+TripletMarginWithDistanceLoss, RNNTLoss; CTCLoss takes norm_by_times in forward, as Paddle); HSigmoidLoss also
+owns its tree's weight [C, feature_size] and bias [C, 1] (C = num_classes - 1, or num_classes for a custom
+tree)."""
 from __future__ import annotations
 
 from .. import functional as F
@@ -12,7 +13,7 @@ from .layers import Layer
 __all__ = ['CrossEntropyLoss', 'MSELoss', 'BCELoss', 'BCEWithLogitsLoss', 'L1Loss', 'NLLLoss', 'KLDivLoss',
            'SmoothL1Loss', 'PoissonNLLLoss', 'GaussianNLLLoss', 'SoftMarginLoss', 'HingeEmbeddingLoss',
            'MultiLabelSoftMarginLoss', 'MultiMarginLoss', 'MarginRankingLoss', 'CosineEmbeddingLoss',
-           'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'RNNTLoss', 'HSigmoidLoss']
+           'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'RNNTLoss', 'HSigmoidLoss', 'CTCLoss']
 
 
 def _check_reduction(reduction: str, layer: str) -> str:
@@ -201,6 +202,20 @@ class RNNTLoss(_FunctionalLoss):
 
     def __init__(self, blank=0, fastemit_lambda=0.001, reduction='mean', name=None):
         super().__init__(blank=blank, fastemit_lambda=fastemit_lambda, reduction=reduction, name=name)
+
+
+class CTCLoss(Layer):
+    """paddle.nn.CTCLoss: F.ctc_loss with the layer's blank and reduction; forward(log_probs, labels,
+    input_lengths, label_lengths, norm_by_times=False)."""
+
+    def __init__(self, blank=0, reduction='mean'):
+        super().__init__()
+        self.blank = blank
+        self.reduction = reduction
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction,
+                          norm_by_times=norm_by_times)
 
 
 class HSigmoidLoss(Layer):
