@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from ..framework import registry
 from ..framework.dtype import convert_dtype, to_numpy
 from ..framework.fetched_array import fetched_view
 from ..framework.lod import NO_LOD, check_lod, flatten_nested, lod_from_lengths, merge_lods, rows_array, slice_lod
@@ -270,8 +271,17 @@ def bind_scope_inputs(scope_inputs, values: list, scope) -> None:
     for slot, name, op in scope_inputs:
         sv = scope.find_var(name) if scope is not None else None
         if sv is None or sv.tensor.value is None:
-            raise_missing(name, op)
+            if not _may_be_uninitialized(name, op):
+                raise_missing(name, op)
+            values[slot] = None
+            continue
         values[slot] = sv.tensor.value
+
+
+def _may_be_uninitialized(name: str, op) -> bool:
+    """Whether `op` reads `name` through an input slot its kernel accepts without a value (OpInfo.uninitialized_ok)."""
+    info = registry.OPS.get(op.type) if op is not None else None
+    return info is not None and any(name in op.inputs.get(s, ()) for s in info.uninitialized_ok)
 
 
 def bind_lods(lod_binding, fed_lods: dict | None, values: list, scope) -> None:

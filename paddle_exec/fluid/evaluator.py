@@ -8,8 +8,10 @@ Paddle's does).
 - EditDistance: total distance, sequence count and count of sequences with a nonzero distance; eval gives the
   average distance and the instance error rate.
 
-Both ChunkEvaluator and EditDistance read LoD sequences (their layers get no lengths), so they run once the
-executor carries a feed's LoD to the ops.
+- DetectionMAP: the accumulating detection_map of fluid.metrics.DetectionMAP, its states kept as evaluator states
+  (reset sets has_state back to 0); get_map_var gives the batch and accumulated mAP.
+
+ChunkEvaluator, EditDistance and DetectionMAP read LoD sequences (their layers get no lengths).
 """
 from __future__ import annotations
 
@@ -20,12 +22,14 @@ import numpy as np
 from ..framework import unique_name
 from ..framework.program import Program, program_guard
 from ..framework.variable import Variable
+from ..initializer import ConstantInitializer
 from ..layers import casting, math
 from ..layers.creation import fill_constant
-from ..layers.helper import LayerHelper
+from ..layers.helper import LayerHelper, unnamed_variable
 from ..layers.loss_classification import chunk_eval, edit_distance
+from .metrics import build_detection_map, reset_has_state
 
-__all__ = ['ChunkEvaluator', 'EditDistance']
+__all__ = ['ChunkEvaluator', 'EditDistance', 'DetectionMAP']
 
 def _clone_var_(block, var: Variable) -> Variable:
     return block.create_var(name=var.name, shape=var.shape, dtype=var.dtype, type=var.type, lod_level=var.lod_level,
@@ -121,3 +125,26 @@ class EditDistance(Evaluator):
             avg_instance_error = math.elementwise_div(x=instance_error, y=seq_num)
             result = executor.run(eval_program, fetch_list=[avg_distance, avg_instance_error])
         return np.array(result[0]), np.array(result[1])
+
+
+class DetectionMAP(Evaluator):
+    def __init__(self, input, gt_label, gt_box, gt_difficult=None, class_num=None, background_label=0,
+                 overlap_threshold=0.5, evaluate_difficult=True, ap_version='integral'):
+        super().__init__('map_eval')
+        self._create_state(dtype='int32', shape=None, suffix='accum_pos_count')
+        self._create_state(dtype='float32', shape=None, suffix='accum_true_pos')
+        self._create_state(dtype='float32', shape=None, suffix='accum_false_pos')
+        var = unnamed_variable(self.helper, 'int32')
+        var.persistable = True
+        var.shape = (1,)
+        self.helper.set_variable_initializer(var, initializer=ConstantInitializer(value=int(0)))
+        self.has_state = var
+        self.cur_map, self.accum_map = build_detection_map(
+            input, gt_label, gt_box, gt_difficult, class_num, background_label, overlap_threshold,
+            evaluate_difficult, ap_version, self.states, self.has_state)
+
+    def get_map_var(self):
+        return self.cur_map, self.accum_map
+
+    def reset(self, executor, reset_program=None):
+        reset_has_state(executor, self.has_state, reset_program)

@@ -11,7 +11,11 @@ Accuracy (weighted mean of batch accuracies), Precision / Recall (binary predict
 ChunkEvaluator (precision, recall, F1 from chunk counts), EditDistance (average distance and instance error
 rate), Auc (the bucketed ROC AUC of fluid.layers.auc, computed on the host from [N, 2] probabilities), and
 CompositeMetric (several metrics updated together). `reset()` zeroes every public state as Paddle's does.
-DetectionMAP (detection ops) is not provided.
+
+DetectionMAP is the exception, as in Paddle: it builds graph ops when constructed (two detection_map ops, the
+second accumulating into persistable states `map_eval_N_M_accum_*` while `..._has_state` is 1), and
+`get_map_var()` gives the batch and accumulated mAP variables to fetch; `reset(executor)` runs a program setting
+has_state back to 0.
 """
 from __future__ import annotations
 
@@ -19,10 +23,18 @@ import copy
 
 import numpy as np
 
+from ..framework import unique_name
+from ..framework.program import Program, program_guard
+from ..initializer import ConstantInitializer
 from ..kernels.metric import auc_value
+from ..layers.casting import cast
+from ..layers.creation import fill_constant
+from ..layers.detection import detection_map
+from ..layers.helper import LayerHelper
+from ..layers.manipulation import concat
 
 __all__ = ['MetricBase', 'CompositeMetric', 'Precision', 'Recall', 'Accuracy', 'ChunkEvaluator', 'EditDistance',
-           'Auc']
+           'Auc', 'DetectionMAP']
 
 
 def _is_numpy_(var) -> bool:
@@ -242,3 +254,62 @@ class Auc(MetricBase):
 
     def eval(self) -> float:
         return auc_value(self._stat_pos, self._stat_neg, self._num_thresholds)
+
+
+def build_detection_map(input, gt_label, gt_box, gt_difficult, class_num, background_label, overlap_threshold,
+                        evaluate_difficult, ap_version, states: list, has_state):
+    """The ops of Paddle's DetectionMAP: the label table, this batch's mAP and the accumulating mAP (reading and
+    writing `states` while `has_state` is 1), and has_state set to 1. Returns (cur_map, accum_map)."""
+    gt_label = cast(x=gt_label, dtype=gt_box.dtype)
+    if gt_difficult is not None:
+        gt_difficult = cast(x=gt_difficult, dtype=gt_box.dtype)
+        label = concat([gt_label, gt_difficult, gt_box], axis=1)
+    else:
+        label = concat([gt_label, gt_box], axis=1)
+    cur_map = detection_map(input, label, class_num, background_label, overlap_threshold=overlap_threshold,
+                            evaluate_difficult=evaluate_difficult, ap_version=ap_version)
+    accum_map = detection_map(input, label, class_num, background_label, overlap_threshold=overlap_threshold,
+                              evaluate_difficult=evaluate_difficult, has_state=has_state, input_states=states,
+                              out_states=states, ap_version=ap_version)
+    fill_constant(shape=has_state.shape, value=1, dtype=has_state.dtype, out=has_state)
+    return cur_map, accum_map
+
+
+def reset_has_state(executor, has_state, reset_program=None) -> None:
+    """Runs a program setting `has_state` to 0, so the next accumulating detection_map starts afresh."""
+    reset_program = Program() if reset_program is None else reset_program
+    with program_guard(main_program=reset_program):
+        block = reset_program.current_block()
+        var = block.create_var(name=has_state.name, shape=has_state.shape, dtype=has_state.dtype, type=has_state.type,
+                               lod_level=has_state.lod_level, persistable=has_state.persistable)
+        fill_constant(shape=var.shape, value=0, dtype=var.dtype, out=var)
+    executor.run(reset_program)
+
+
+class DetectionMAP:
+    """Paddle 1.8's fluid.metrics.DetectionMAP: mAP of the detections `input` ([label, score, box] rows, LoD per
+    image) against ground truth (gt_label, optional gt_difficult, gt_box), per batch and accumulated."""
+
+    def __init__(self, input, gt_label, gt_box, gt_difficult=None, class_num=None, background_label=0,
+                 overlap_threshold=0.5, evaluate_difficult=True, ap_version='integral'):
+        self.helper = LayerHelper('map_eval')
+        states = [self._create_state(dtype='int32', shape=None, suffix='accum_pos_count'),
+                  self._create_state(dtype='float32', shape=None, suffix='accum_true_pos'),
+                  self._create_state(dtype='float32', shape=None, suffix='accum_false_pos')]
+        var = self._create_state(dtype='int32', shape=[1], suffix='has_state')
+        self.helper.set_variable_initializer(var, initializer=ConstantInitializer(value=int(0)))
+        self.has_state = var
+        self.cur_map, self.accum_map = build_detection_map(
+            input, gt_label, gt_box, gt_difficult, class_num, background_label, overlap_threshold,
+            evaluate_difficult, ap_version, states, self.has_state)
+
+    def _create_state(self, suffix, dtype, shape):
+        return self.helper.create_variable(name='_'.join([unique_name.generate(self.helper.name), suffix]),
+                                           persistable=True, dtype=dtype, shape=shape)
+
+    def get_map_var(self):
+        """(this mini-batch's mAP, the mAP accumulated since the last reset) Variables."""
+        return self.cur_map, self.accum_map
+
+    def reset(self, executor, reset_program=None) -> None:
+        reset_has_state(executor, self.has_state, reset_program)

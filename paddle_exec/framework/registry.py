@@ -69,6 +69,9 @@ class OpInfo:
     stateful: bool = False
     # output slot -> input slot updated in place (ParamOut -> Param): the executor keeps them in one buffer
     inplace: dict = field(default_factory=dict)
+    # input slots whose scope variable may hold no value yet: the kernel then gets None instead of the run failing
+    # (Paddle's kernels that test IsInitialized(), e.g. detection_map's accumulated states before the first run)
+    uninitialized_ok: frozenset = frozenset()
 
 
 class RuleTable(dict):
@@ -145,12 +148,12 @@ class GradSpec:
 
 
 def defop(type: str, inputs=(), outputs=(), attrs=None, duplicable=(), dispensable=(), grad: GradSpec | None = None,
-          stateful: bool = False, inplace=None) -> OpInfo:
+          stateful: bool = False, inplace=None, uninitialized_ok=()) -> OpInfo:
     """Registers the schema of op `type`; with `grad`, also the schema of `<type>_grad` and the default grad maker
     and grad shape rule (which an explicit `@grad_rule(type)` / `@shape_rule(type + '_grad')` may replace)."""
     site = _caller_site()
     info = OpInfo(type, tuple(inputs), tuple(outputs), dict(attrs or {}), frozenset(duplicable),
-                  frozenset(dispensable), stateful, dict(inplace or {}))
+                  frozenset(dispensable), stateful, dict(inplace or {}), frozenset(uninitialized_ok))
     OPS.register(type, info, site)
     if grad is not None:
         gtype = type + '_grad'

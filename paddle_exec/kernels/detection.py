@@ -565,14 +565,21 @@ def _bipartite_match(dist, match_type_argmax, threshold, indices, out_dist):
                 out_dist[j] = max_dist
 
 
-def bipartite_match(dist: np.ndarray, match_type: str, dist_threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """(ColToRowMatchIndices [1, M] int32, ColToRowMatchDist [1, M]) of a [N, M] distance matrix: greedy
-    bipartite matching of the largest distances, then ('per_prediction') each unmatched column to its best row at
-    or above dist_threshold."""
-    indices = np.full(dist.shape[1], -1, dtype=np.int32)
-    out = np.zeros(dist.shape[1], dtype=dist.dtype)
-    _bipartite_match(np.ascontiguousarray(dist), match_type == 'per_prediction', float(dist_threshold), indices, out)
-    return indices[None], out[None]
+def bipartite_match(dist: np.ndarray, match_type: str, dist_threshold: float,
+                    offsets: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(ColToRowMatchIndices [B, M] int32, ColToRowMatchDist [B, M]) of a [N, M] distance matrix whose rows are cut
+    into B instances by `offsets` (one instance when None): per instance, greedy bipartite matching of the largest
+    distances, then ('per_prediction') each unmatched column to its best row at or above dist_threshold. The
+    indices are rows within the instance."""
+    dist = np.ascontiguousarray(dist)
+    offsets = np.array([0, dist.shape[0]], np.int64) if offsets is None else offsets
+    b = offsets.shape[0] - 1
+    indices = np.full((b, dist.shape[1]), -1, dtype=np.int32)
+    out = np.zeros((b, dist.shape[1]), dtype=dist.dtype)
+    for i in range(b):
+        _bipartite_match(dist[offsets[i]:offsets[i + 1]], match_type == 'per_prediction', float(dist_threshold),
+                         indices[i], out[i])
+    return indices, out
 
 
 def box_decoder_and_assign(prior, prior_var, target, score, box_clip) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,10 @@
 """Non-maximum suppression kernels, as Paddle's CPU kernels compute them: greedy per-class NMS (multiclass_nms,
 multiclass_nms2: `nms_fast` with an adaptive threshold) and Matrix NMS (matrix_nms, SOLOv2's parallel soft
 suppression: each box's score decays by its overlap with the higher-scoring boxes of its class, linearly or with a
-Gaussian). The per-class loops are numba; boxes are [xmin, ymin, xmax, ymax], pixel boxes (normalized=False)
-count both end pixels.
+Gaussian) and locality-aware NMS (locality_aware_nms, EAST's: consecutive boxes overlapping the running merged box
+above nms_threshold are merged into it, weighted by their scores, which add up; then greedy NMS over the merged
+boxes) and RetinaNet's detection output (its FPN levels decoded, then per-class NMS). The per-class loops are
+numba; boxes are [xmin, ymin, xmax, ymax], pixel boxes (normalized=False) count both end pixels.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['nms_fast', 'multiclass_nms', 'matrix_nms']
+__all__ = ['nms_fast', 'multiclass_nms', 'matrix_nms', 'locality_aware_nms', 'retinanet_detection_output']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -165,3 +167,114 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
         offsets.append(len(rows))
     return (np.asarray(rows, dtype=bboxes.dtype).reshape(-1, 6), offsets,
             np.asarray(kept_index, dtype=np.int32).reshape(-1, 1))
+
+
+@_jit
+def _locality_merge(boxes, scores, nms_threshold, normalized, keep):
+    """Merges, in place, each box into the running merged box while they overlap above nms_threshold (Paddle's
+    GetMaxScoreIndexWithLocalityAware, in the boxes' order, in the boxes' precision); keep marks the merged boxes
+    that survive."""
+    index = -1
+    for i in range(boxes.shape[0]):
+        if index > -1:
+            if _jaccard(boxes[i], boxes[index], normalized) > nms_threshold:
+                s1, s2 = scores[i], scores[index]
+                for k in range(boxes.shape[1]):
+                    boxes[index, k] = (boxes[i, k] * s1 + boxes[index, k] * s2) / (s1 + s2)
+                scores[index] += scores[i]
+            else:
+                keep[index] = True
+                index = i
+        else:
+            index = i
+    if index > -1:
+        keep[index] = True
+
+
+def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold, normalized, nms_eta,
+                       background_label) -> tuple[np.ndarray, list[int]]:
+    """(rows [label, score, xmin, ymin, xmax, ymax] of every image one after the other, LoD offsets) for bboxes
+    [N, M, 4] and scores [N, C, M]: per image and class, the locality-aware merge then NMS over the merged boxes
+    scoring above score_threshold; the rows give the merged boxes and their summed scores. As Paddle's kernel, the
+    classes of an image merge one shared copy of its boxes (each class sees the boxes the previous ones merged),
+    and with no detection in any image the output is [[-1]] with offsets [0, 1]."""
+    rows, offsets = [], [0]
+    for n in range(bboxes.shape[0]):
+        boxes = np.array(bboxes[n], copy=True, order='C')
+        image_scores = np.array(scores[n], copy=True, order='C')
+        per_class = {}
+        total = 0
+        for c in range(image_scores.shape[0]):
+            if c == background_label:
+                continue
+            keep = np.zeros(boxes.shape[0], np.bool_)
+            _locality_merge(boxes, image_scores[c], image_scores.dtype.type(nms_threshold), bool(normalized), keep)
+            masked = np.where(keep, image_scores[c], -np.inf).astype(image_scores.dtype)
+            kept = nms_fast(boxes, masked, float(np.float32(score_threshold)), float(np.float32(nms_threshold)),
+                            float(np.float32(nms_eta)), int(nms_top_k), bool(normalized))
+            per_class[c] = kept
+            total += kept.shape[0]
+        if keep_top_k > -1 and total > keep_top_k:
+            pairs = [(float(image_scores[c, i]), c, int(i)) for c in sorted(per_class) for i in per_class[c]]
+            order = sorted(range(len(pairs)), key=lambda k: -pairs[k][0])[:keep_top_k]   # stable: ties keep order
+            kept_by_class = {}
+            for k in order:
+                kept_by_class.setdefault(pairs[k][1], []).append(pairs[k][2])
+            per_class = {c: np.asarray(v, dtype=np.int64) for c, v in kept_by_class.items()}
+        for c in sorted(per_class):
+            for i in per_class[c]:
+                rows.append([c, image_scores[c, i], *boxes[i]])
+        offsets.append(len(rows))
+    if not rows:
+        return np.full((1, 1), -1, dtype=bboxes.dtype), [0, 1]
+    return np.asarray(rows, dtype=bboxes.dtype), offsets
+
+
+def retinanet_detection_output(bboxes: list, scores: list, anchors: list, im_info, score_threshold: float,
+                               nms_top_k: int, keep_top_k: int, nms_threshold: float, nms_eta: float):
+    """(rows [label + 1, score, xmin, ymin, xmax, ymax] of every image one after the other, best score first within
+    an image; LoD offsets) of RetinaNet's FPN levels: per level, the (anchor, class) scores above score_threshold
+    (above 0 on the last level) best first, at most nms_top_k, decoded against their anchors (pixel boxes, no
+    variances) and scaled back by im_info's scale, clipped to the original image; then per class NMS over all
+    levels, at most keep_top_k per image. No detection anywhere: an empty [0, 6] and all offsets 0."""
+    rows, offsets = [], [0]
+    class_num = scores[0].shape[2]
+    dtype = scores[0].dtype
+    for n in range(scores[0].shape[0]):
+        im_h, im_w, im_scale = (dtype.type(v) for v in np.asarray(im_info)[n, :3])
+        height, width = dtype.type(round(float(im_h / im_scale))), dtype.type(round(float(im_w / im_scale)))
+        per_class = {}
+        for level in range(len(scores)):
+            flat = np.ascontiguousarray(scores[level][n]).reshape(-1)
+            threshold = dtype.type(score_threshold) if level < len(scores) - 1 else dtype.type(0.0)
+            cand = np.nonzero(flat > threshold)[0]
+            order = cand[np.argsort(-flat[cand], kind='mergesort')]
+            if -1 < nms_top_k < order.shape[0]:
+                order = order[:nms_top_k]
+            a, c = order // class_num, order % class_num
+            anc = np.asarray(anchors[level], dtype).reshape(-1, 4)[a]
+            delta = np.asarray(bboxes[level][n], dtype).reshape(-1, 4)[a]
+            aw, ah = anc[:, 2] - anc[:, 0] + 1, anc[:, 3] - anc[:, 1] + 1
+            cx, cy = delta[:, 0] * aw + (anc[:, 0] + aw / 2), delta[:, 1] * ah + (anc[:, 1] + ah / 2)
+            w, h = np.exp(delta[:, 2]) * aw, np.exp(delta[:, 3]) * ah
+            box = np.stack([(cx - w / 2) / im_scale, (cy - h / 2) / im_scale, (cx + w / 2 - 1) / im_scale,
+                            (cy + h / 2 - 1) / im_scale], axis=1)
+            limit = np.array([width - 1, height - 1, width - 1, height - 1], dtype)
+            box = np.maximum(np.minimum(box, limit), dtype.type(0)).astype(dtype)
+            for k in range(order.shape[0]):
+                per_class.setdefault(int(c[k]), []).append((box[k], flat[order[k]]))
+        found = []                                  # (score, class, box) in class order, then NMS order
+        for c in sorted(per_class):
+            boxes = np.stack([b for b, _ in per_class[c]])
+            cls_scores = np.array([s for _, s in per_class[c]], dtype)
+            kept = nms_fast(boxes, cls_scores, -np.inf, float(np.float32(nms_threshold)), float(np.float32(nms_eta)),
+                            -1, False)
+            found += [(float(cls_scores[i]), c, boxes[i]) for i in kept]
+        order = sorted(range(len(found)), key=lambda k: -found[k][0])     # stable: ties keep class order
+        if len(order) > keep_top_k:
+            order = order[:keep_top_k]
+        for k in order:
+            score, c, box = found[k]
+            rows.append([c + 1, score, *box])
+        offsets.append(len(rows))
+    return np.asarray(rows, dtype).reshape(-1, 6), offsets

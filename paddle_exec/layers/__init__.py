@@ -21,6 +21,7 @@ The modules import downward only, from the bottom:
                                                    the nn layers, losses, metrics and data layers
     sequence      the sequence (LoD) layers: sequence_pool, sequence_conv, ..., lod_reset, lod_append
     detection     boxes, priors, anchors, YOLO decoding, NMS, RoI align / pool
+    detection_targets   the detection training builders: target_assign, ssd_loss, yolov3_loss
     sparse        SelectedRows: merge_selected_rows, get_tensor_from_selected_rows
     contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
     encoding      add_position_encoding, continuous_value_model

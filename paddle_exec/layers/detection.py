@@ -1,14 +1,15 @@
 """Detection builders (fluid 1.x signatures): iou_similarity, box_coder, prior_box, density_prior_box,
 anchor_generator, yolo_box, box_clip, polygon_box_transform, multiclass_nms (fluid.layers.detection), and
-roi_align / roi_pool (fluid.layers.nn). Each appends the op of ops/detection.py with Paddle 1.8's inputs,
-attributes and output names; the argument checks use Paddle's wording.
+roi_align / roi_pool (fluid.layers.nn), and detection_map (the LoD metric behind fluid.metrics.DetectionMAP; its
+op is ops/detection_map.py). Each appends the op of ops/detection.py with Paddle 1.8's inputs, attributes and
+output names; the argument checks use Paddle's wording.
 """
 from __future__ import annotations
 
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from .activation import softmax
-from .checks import check_variable_and_dtype
+from .checks import check_type, check_variable_and_dtype
 from .conv import conv2d
 from .helper import LayerHelper
 from .manipulation import concat, flatten, reshape, transpose
@@ -16,7 +17,9 @@ from .manipulation import concat, flatten, reshape, transpose
 __all__ = ['iou_similarity', 'box_coder', 'prior_box', 'density_prior_box', 'anchor_generator', 'yolo_box',
            'box_clip', 'polygon_box_transform', 'multiclass_nms', 'roi_align', 'roi_pool', 'bipartite_match',
            'detection_output', 'box_decoder_and_assign', 'multi_box_head', 'matrix_nms',
-           'multiclass_nms2']
+           'multiclass_nms2', 'detection_map', 'locality_aware_nms',
+           'retinanet_detection_output', 'distribute_fpn_proposals', 'collect_fpn_proposals',
+           'roi_perspective_transform']
 
 
 def _as_list(value, name: str) -> list:
@@ -365,3 +368,133 @@ def multiclass_nms2(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_
              'nms_threshold': nms_threshold, 'nms_eta': nms_eta, 'keep_top_k': keep_top_k,
              'normalized': normalized}
     return _nms_with_index('multiclass_nms2', bboxes, scores, attrs, return_index, name)
+
+
+def detection_map(detect_res, label, class_num, background_label=0, overlap_threshold=0.3, evaluate_difficult=True,
+                  has_state=None, input_states=None, out_states=None, ap_version='integral') -> Variable:
+    """The mAP of LoD detections [label, score, box] against LoD ground truth [label, (difficult,) box]; with
+    `has_state` / `input_states` / `out_states` (pos_count, true_pos, false_pos) it accumulates over runs. As in
+    Paddle 1.8, `background_label` is not passed to the op (which uses its default, 0)."""
+    helper = LayerHelper('detection_map')
+    map_out = helper.create_variable_for_type_inference(VarType.FP32)
+    accum_pos_count_out = out_states[0] if out_states is not None else \
+        helper.create_variable_for_type_inference(VarType.INT32)
+    accum_true_pos_out = out_states[1] if out_states is not None else \
+        helper.create_variable_for_type_inference(VarType.FP32)
+    accum_false_pos_out = out_states[2] if out_states is not None else \
+        helper.create_variable_for_type_inference(VarType.FP32)
+    inputs = {'Label': [label], 'DetectRes': [detect_res]}
+    if has_state is not None:
+        inputs['HasState'] = [has_state]
+    if input_states is not None:
+        inputs.update({'PosCount': [input_states[0]], 'TruePos': [input_states[1]], 'FalsePos': [input_states[2]]})
+    helper.append_op('detection_map', inputs,
+                     {'MAP': [map_out], 'AccumPosCount': [accum_pos_count_out], 'AccumTruePos': [accum_true_pos_out],
+                      'AccumFalsePos': [accum_false_pos_out]},
+                     {'overlap_threshold': overlap_threshold, 'evaluate_difficult': evaluate_difficult,
+                      'ap_type': ap_version, 'class_num': class_num})
+    return map_out
+
+
+def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3, normalized=True,
+                       nms_eta=1., background_label=-1, name=None):
+    """EAST's locality-aware NMS of bboxes [N, M, 4] with scores [N, 1, M]: a LoD tensor [K, 6] of
+    (label, merged score, merged box), one sequence per image ([[-1]] when nothing is kept)."""
+    check_variable_and_dtype(bboxes, 'bboxes', ['float32', 'float64'], 'locality_aware_nms')
+    check_variable_and_dtype(scores, 'scores', ['float32', 'float64'], 'locality_aware_nms')
+    check_type(background_label, 'background_label', int, 'locality_aware_nms')
+    check_type(score_threshold, 'score_threshold', float, 'locality_aware_nms')
+    check_type(nms_top_k, 'nms_top_k', int, 'locality_aware_nms')
+    check_type(nms_eta, 'nms_eta', float, 'locality_aware_nms')
+    check_type(nms_threshold, 'nms_threshold', float, 'locality_aware_nms')
+    check_type(keep_top_k, 'keep_top_k', int, 'locality_aware_nms')
+    check_type(normalized, 'normalized', bool, 'locality_aware_nms')
+    shape = scores.shape
+    assert len(shape) == 3, "dim size of scores must be 3"
+    assert shape[1] == 1, "locality_aware_nms only support one class, Tensor score shape must be [N, 1, M]"
+    helper = LayerHelper('locality_aware_nms', name=name)
+    output = helper.create_variable_for_type_inference(dtype=bboxes.dtype)
+    helper.append_op(type='locality_aware_nms', inputs={'BBoxes': bboxes, 'Scores': scores},
+                     attrs={'background_label': background_label, 'score_threshold': score_threshold,
+                            'nms_top_k': nms_top_k, 'nms_threshold': nms_threshold, 'nms_eta': nms_eta,
+                            'keep_top_k': keep_top_k, 'normalized': normalized},
+                     outputs={'Out': output})
+    output.stop_gradient = True
+    return output
+
+
+def retinanet_detection_output(bboxes, scores, anchors, im_info, score_threshold=0.05, nms_top_k=1000,
+                               keep_top_k=100, nms_threshold=0.3, nms_eta=1.0):
+    """RetinaNet's detections over its FPN levels (lists of bboxes [N, Mi, 4], scores [N, Mi, C], anchors
+    [Mi, 4]): a LoD tensor [K, 6] of (label + 1, score, box), one sequence per image. As Paddle 1.8's layer, it
+    passes nms_eta 1.0 whatever the argument says."""
+    op = 'retinanet_detection_output'
+    check_type(bboxes, 'bboxes', (list), op)
+    for i, bbox in enumerate(bboxes):
+        check_variable_and_dtype(bbox, 'bbox{}'.format(i), ['float32', 'float64'], op)
+    check_type(scores, 'scores', (list), op)
+    for i, score in enumerate(scores):
+        check_variable_and_dtype(score, 'score{}'.format(i), ['float32', 'float64'], op)
+    check_type(anchors, 'anchors', (list), op)
+    for i, anchor in enumerate(anchors):
+        check_variable_and_dtype(anchor, 'anchor{}'.format(i), ['float32', 'float64'], op)
+    check_variable_and_dtype(im_info, 'im_info', ['float32', 'float64'], op)
+    helper = LayerHelper(op)
+    output = helper.create_variable_for_type_inference(dtype=scores[0].dtype)
+    helper.append_op(type=op, inputs={'BBoxes': bboxes, 'Scores': scores, 'Anchors': anchors, 'ImInfo': im_info},
+                     attrs={'score_threshold': score_threshold, 'nms_top_k': nms_top_k,
+                            'nms_threshold': nms_threshold, 'keep_top_k': keep_top_k, 'nms_eta': 1.},
+                     outputs={'Out': output})
+    output.stop_gradient = True
+    return output
+
+
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale, name=None):
+    """(multi_rois: one LoD tensor [Ri, 4] per FPN level min_level .. max_level, restore_ind [R, 1] int32) for the
+    LoD RoIs fpn_rois [R, 4], each routed to the level its scale calls for."""
+    helper = LayerHelper('distribute_fpn_proposals', name=name)
+    dtype = fpn_rois.dtype
+    multi_rois = [helper.create_variable_for_type_inference(dtype) for _ in range(max_level - min_level + 1)]
+    restore_ind = helper.create_variable_for_type_inference(dtype='int32')
+    helper.append_op(type='distribute_fpn_proposals', inputs={'FpnRois': fpn_rois},
+                     outputs={'MultiFpnRois': multi_rois, 'RestoreIndex': restore_ind},
+                     attrs={'min_level': min_level, 'max_level': max_level, 'refer_level': refer_level,
+                            'refer_scale': refer_scale})
+    return multi_rois, restore_ind
+
+
+def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_nms_top_n, name=None):
+    """The post_nms_top_n best-scoring RoIs over the FPN levels (lists of LoD tensors), a LoD tensor [K, 4] grouped
+    by image."""
+    helper = LayerHelper('collect_fpn_proposals', name=name)
+    num_lvl = max_level - min_level + 1
+    output_rois = helper.create_variable_for_type_inference(multi_rois[0].dtype)
+    output_rois.stop_gradient = True
+    helper.append_op(type='collect_fpn_proposals',
+                     inputs={'MultiLevelRois': multi_rois[:num_lvl], 'MultiLevelScores': multi_scores[:num_lvl]},
+                     outputs={'FpnRois': output_rois}, attrs={'post_nms_topN': post_nms_top_n})
+    return output_rois
+
+
+def roi_perspective_transform(input, rois, transformed_height, transformed_width, spatial_scale=1.0, name=None):
+    """(out [R, C, th, tw], mask [R, 1, th, tw] int32, transform_matrix [R, 9]): each quad of the LoD rois [R, 8]
+    warped to a th x tw patch of input [N, C, H, W]; differentiable in input."""
+    op = 'roi_perspective_transform'
+    check_variable_and_dtype(input, 'input', ['float32'], op)
+    check_variable_and_dtype(rois, 'rois', ['float32'], op)
+    check_type(transformed_height, 'transformed_height', int, op)
+    check_type(transformed_width, 'transformed_width', int, op)
+    check_type(spatial_scale, 'spatial_scale', float, op)
+    helper = LayerHelper(op, name=name)
+    dtype = input.dtype
+    out = helper.create_variable_for_type_inference(dtype)
+    mask = helper.create_variable_for_type_inference(dtype='int32')
+    transform_matrix = helper.create_variable_for_type_inference(dtype)
+    out2in_idx = helper.create_variable_for_type_inference(dtype='int32')
+    out2in_w = helper.create_variable_for_type_inference(dtype)
+    helper.append_op(type=op, inputs={'X': input, 'ROIs': rois},
+                     outputs={'Out': out, 'Out2InIdx': out2in_idx, 'Out2InWeights': out2in_w, 'Mask': mask,
+                              'TransformMatrix': transform_matrix},
+                     attrs={'transformed_height': transformed_height, 'transformed_width': transformed_width,
+                            'spatial_scale': spatial_scale})
+    return out, mask, transform_matrix

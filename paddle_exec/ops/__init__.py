@@ -10,6 +10,8 @@ from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vi
 from . import lod_rules, sequence_pool, sequence_rows
 from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
+from . import crf, ctc, detection_map, detection_targets, fpn, mask_labels, perspective, proposals, rpn_targets
+from . import yolov3_loss
 from . import collective, collective_parts, p2p
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
 from . import sampling, einsum, pylayer

@@ -2,7 +2,8 @@
 and attributes; the numerics are kernels/detection.py, checked against Paddle 1.8.5 (tests/golden/api).
 
     iou_similarity         X [N,4], Y [M,4] -> Out [N,M]
-    box_coder              PriorBox [M,4], PriorBoxVar [M,4] (or attr `variance`), TargetBox -> OutputBox:
+    box_coder              PriorBox [M,4], PriorBoxVar [M,4] (or attr `variance`), TargetBox -> OutputBox (with
+                           TargetBox's LoD, as Paddle's ShareLoD("TargetBox", "OutputBox")):
                            encode_center_size ([N,4] -> [N,M,4]) or decode_center_size ([N,M,4] -> [N,M,4],
                            prior per column (axis 0) or per row (axis 1))
     prior_box, density_prior_box   Input [N,C,H,W], Image -> Boxes, Variances [H,W,P,4] (flatten_to_2d: [H*W*P,4])
@@ -11,14 +12,19 @@ and attributes; the numerics are kernels/detection.py, checked against Paddle 1.
     box_clip               Input [N,M,4] (or [M,4]), ImInfo [N,3] -> Output
     polygon_box_transform  Input [N,C,H,W] -> Output
     multiclass_nms         BBoxes [N,M,4], Scores [N,C,M] -> Out [K,6] (label, score, box), the images' rows one
-                           after the other (Paddle gives them as a LoD tensor; the LoD is not carried here);
-                           multiclass_nms2 adds Index [K,1] (the kept boxes in the flattened N*M boxes)
+                           after the other, cut by a one-level LoD (one sequence per image, as Paddle's);
+                           multiclass_nms2 adds Index [K,1] (the kept boxes in the flattened N*M boxes, same LoD)
     matrix_nms             the same slots as multiclass_nms2, boxes kept by Matrix NMS (kernels/nms.py)
+    locality_aware_nms     the slots of multiclass_nms (one class in practice), boxes merged then kept by
+                           locality-aware NMS (kernels/nms.py); box size 4 only (Paddle's 8-32 point polygons are not
+                           implemented)
+    retinanet_detection_output   BBoxes [N,Mi,4], Scores [N,Mi,C], Anchors [Mi,4] (one of each per FPN level),
+                           ImInfo [N,3] -> Out [K,6] (label + 1, score, box; best first per image), per-image LoD
     roi_align, roi_pool    X [N,C,H,W], ROIs [R,4], RoisLod (LoD offsets of the RoIs over the images; optional
                            for one image) -> Out [R,C,ph,pw] (roi_pool also Argmax). Both differentiable in X.
 
-    bipartite_match        DistMat [N,M] -> ColToRowMatchIndices [1,M] int32, ColToRowMatchDist [1,M] (one instance:
-                           the LoD of several is not carried)
+    bipartite_match        DistMat [N,M] -> ColToRowMatchIndices [B,M] int32, ColToRowMatchDist [B,M]: one row per
+                           instance, the instances cut from DistMat's rows by its LoD (B = 1 without LoD)
     box_decoder_and_assign PriorBox [R,4], PriorBoxVar [4], TargetBox [R,C*4], BoxScore [R,C] -> DecodeBox,
                            OutputAssignBox
 
@@ -27,8 +33,12 @@ fluid.layers.detection lists too, is a loss: ops/loss_classification.py).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework.dtype import VarType
-from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
+from ..framework.errors import EnforceNotMet
+from ..framework.lod import as_lod
+from ..framework.registry import GradSpec, defop, kernel_rule, lod_rule, shape_rule
 from ..kernels import detection as KD
 from ..kernels import nms as KN
 
@@ -73,6 +83,11 @@ def _box_coder_shape(ctx):
         raise ValueError("operator 'box_coder': code_type must be encode_center_size or decode_center_size, got %r"
                          % code_type)
     ctx.set_output('OutputBox', shape, ctx.in_dtype('TargetBox'))
+
+
+@lod_rule('box_coder')
+def _box_coder_lod(ctx):
+    ctx.share('TargetBox', 'OutputBox')
 
 
 @kernel_rule('box_coder')
@@ -257,10 +272,100 @@ def _nms_kernel(spec):
                                    'keep_top_k', 'normalized')}
 
     def run(bboxes, scores):
-        out, _, _ = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+        out, offsets, _ = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
                                       a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
                                       a['nms_eta'], a['background_label'])
-        return (out,)
+        return out, as_lod([offsets])
+    return run
+
+
+@lod_rule('multiclass_nms', 'locality_aware_nms')
+def _nms_lod(ctx):
+    ctx.compute('Out', 1)
+
+
+@lod_rule('multiclass_nms2', 'matrix_nms')
+def _nms2_lod(ctx):
+    ctx.compute('Out', 1)
+    ctx.compute('Index', 1)
+
+
+defop('locality_aware_nms', ['BBoxes', 'Scores'], ['Out'],
+      {'background_label': -1, 'score_threshold': 0.0, 'nms_top_k': -1, 'nms_threshold': 0.3, 'nms_eta': 1.0,
+       'keep_top_k': -1, 'normalized': True})
+
+
+@shape_rule('locality_aware_nms')
+def _locality_nms_shape(ctx):
+    boxes = ctx.in_shape('BBoxes')
+    if len(ctx.in_shape('Scores')) != 3:
+        raise ValueError("operator 'locality_aware_nms': The rank of Input(Scores) must be 3. But received %d."
+                         % len(ctx.in_shape('Scores')))
+    if len(boxes) != 3:
+        raise ValueError("operator 'locality_aware_nms': The rank of Input(BBoxes) must be 3. But received %d."
+                         % len(boxes))
+    if boxes[2] >= 0 and boxes[2] != 4:
+        raise NotImplementedError("operator 'locality_aware_nms': paddle_exec supports boxes of 4 coordinates "
+                                  "[xmin, ymin, xmax, ymax] only (Paddle's 8, 16, 24 or 32 point polygons are not "
+                                  "implemented), got the last dimension %d" % boxes[2])
+    ctx.set_output('Out', (boxes[1], boxes[2] + 2 if boxes[2] >= 0 else 6), ctx.in_dtype('BBoxes'))
+
+
+@kernel_rule('locality_aware_nms')
+def _locality_nms_kernel(spec):
+    a = [spec.attr(k) for k in ('score_threshold', 'nms_top_k', 'keep_top_k', 'nms_threshold', 'normalized',
+                                'nms_eta', 'background_label')]
+
+    def run(bboxes, scores):
+        if bboxes.shape[1] != scores.shape[2]:
+            raise EnforceNotMet("The 2nd dimension of Input(BBoxes) must be equal to last dimension of Input(Scores), "
+                                "which represents the predicted bboxes. But received the 2nd dimension of "
+                                "Input(BBoxes) was %d, last dimension of Input(Scores) was %d."
+                                % (bboxes.shape[1], scores.shape[2]))
+        out, offsets = KN.locality_aware_nms(bboxes, scores.astype(bboxes.dtype, copy=False), *a)
+        return out, as_lod([offsets])
+    return run
+
+
+defop('retinanet_detection_output', ['BBoxes', 'Scores', 'Anchors', 'ImInfo'], ['Out'],
+      {'score_threshold': 0.05, 'nms_top_k': 1000, 'nms_threshold': 0.3, 'nms_eta': 1.0, 'keep_top_k': 100},
+      duplicable=['BBoxes', 'Scores', 'Anchors'])
+
+
+@shape_rule('retinanet_detection_output')
+def _retina_output_shape(ctx):
+    n = [len(ctx.input_vars(s)) for s in ('BBoxes', 'Scores', 'Anchors')]
+    if min(n) < 1:
+        raise ValueError("operator 'retinanet_detection_output': The length of Input(BBoxes), Input(Scores) and "
+                         "Input(Anchors) should be greater than 0, but received %s." % n)
+    if n[0] != n[1]:
+        raise ValueError("operator 'retinanet_detection_output': Input(BBoxes) and Input(Scores) should have the same "
+                         "length, but received BBoxes length is:%d, Scores length is:%d." % (n[0], n[1]))
+    if n[0] != n[2]:
+        raise ValueError("operator 'retinanet_detection_output': Input(BBoxes) and Input(Anchors) should have the "
+                         "same length, but received BBoxes length is:%d, Anchors length is:%d." % (n[0], n[2]))
+    boxes = ctx.in_shape('BBoxes')
+    ctx.set_output('Out', (boxes[1], 6), ctx.in_dtype('Scores'))
+
+
+@lod_rule('retinanet_detection_output')
+def _retina_output_lod(ctx):
+    ctx.compute('Out', 1)
+
+
+@kernel_rule('retinanet_detection_output')
+def _retina_output_kernel(spec):
+    a = [spec.attr(k) for k in ('score_threshold', 'nms_top_k', 'keep_top_k', 'nms_threshold', 'nms_eta')]
+
+    def run(bboxes, scores, anchors, im_info):
+        for b, s, an in zip(bboxes, scores, anchors):
+            if b.ndim != 3 or s.ndim != 3 or an.ndim != 2 or b.shape[2] != 4 or b.shape[1] != s.shape[1] \
+                    or an.shape[0] != b.shape[1]:
+                raise EnforceNotMet("retinanet_detection_output: each level needs BBoxes [N, Mi, 4], Scores "
+                                    "[N, Mi, C] and Anchors [Mi, 4]; got %s, %s and %s"
+                                    % (list(b.shape), list(s.shape), list(an.shape)))
+        out, offsets = KN.retinanet_detection_output(list(bboxes), list(scores), list(anchors), im_info, *a)
+        return out, as_lod([offsets])
     return run
 
 
@@ -282,10 +387,12 @@ def _nms2_kernel(spec):
                                    'keep_top_k', 'normalized')}
 
     def run(bboxes, scores):
-        out, _, index = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
-                                          a['nms_top_k'], a['keep_top_k'], a['nms_threshold'], a['normalized'],
-                                          a['nms_eta'], a['background_label'])
-        return out, index
+        out, offsets, index = KN.multiclass_nms(bboxes, scores.astype(bboxes.dtype, copy=False),
+                                                a['score_threshold'], a['nms_top_k'], a['keep_top_k'],
+                                                a['nms_threshold'], a['normalized'], a['nms_eta'],
+                                                a['background_label'])
+        # no detection: Out is [[-1]] with LoD [0, 1] while Index has no rows (its LoD then ends at 0)
+        return out, index, as_lod([offsets]), as_lod([np.minimum(offsets, index.shape[0])])
     return run
 
 
@@ -306,10 +413,10 @@ def _matrix_nms_kernel(spec):
                                    'keep_top_k', 'normalized', 'use_gaussian', 'gaussian_sigma')}
 
     def run(bboxes, scores):
-        out, _, index = KN.matrix_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
+        out, offsets, index = KN.matrix_nms(bboxes, scores.astype(bboxes.dtype, copy=False), a['score_threshold'],
                                       a['post_threshold'], a['nms_top_k'], a['keep_top_k'], a['use_gaussian'],
                                       a['gaussian_sigma'], a['background_label'], a['normalized'])
-        return out, index
+        return out, index, as_lod([offsets]), as_lod([offsets])
     return run
 
 
@@ -414,7 +521,22 @@ def _bipartite_kernel(spec):
     match_type = spec.attr('match_type') or 'bipartite'
     threshold = spec.attr('dist_threshold')
     threshold = 0.5 if threshold is None else float(threshold)
-    return lambda dist: KD.bipartite_match(dist, match_type, threshold)
+
+    def run(dist, dist_lod):
+        if dist_lod and len(dist_lod) != 1:
+            raise EnforceNotMet("BipartiteMatchOp: Only support LoD with one level (Input(DistMat) has %d levels)"
+                                % len(dist_lod))
+        offsets = dist_lod[0] if dist_lod else None
+        if offsets is not None and offsets.shape[0] > 1 and bool((offsets[1:] <= offsets[:-1]).any()):
+            raise EnforceNotMet("The start row index must be lesser than the end row index (an instance of "
+                                "Input(DistMat) has no rows)")
+        return KD.bipartite_match(dist, match_type, threshold, offsets)
+    return run
+
+
+@lod_rule('bipartite_match')
+def _bipartite_lod(ctx):
+    ctx.read('DistMat')
 
 
 defop('box_decoder_and_assign', ['PriorBox', 'PriorBoxVar', 'TargetBox', 'BoxScore'],

@@ -1,37 +1,26 @@
 """Sequence metric ops: edit_distance and chunk_eval (numerics in kernels/sequence_metric.py). Neither has a
 gradient.
 
-Both take their sequences either as LoD (level 0 of the input value, when the value carries one) or padded: rows
-of a [batch, max_len] tensor with a lengths tensor (edit_distance's HypsLength / RefsLength, chunk_eval's
-SeqLength), as Paddle 1.8 accepts them.
+Both take their sequences either as LoD or padded, as Paddle 1.8 accepts them:
+- LoD: the ops' LoD rules read their inputs' LoD; the sequences are level 0 (edit_distance: of Hyps and of Refs;
+  chunk_eval: of Label, and Inference must carry the same one-level LoD, as 1.8 checks);
+- padded: rows of a [batch, max_len] tensor with a lengths tensor (edit_distance's HypsLength / RefsLength,
+  chunk_eval's SeqLength; chunk_eval reads SeqLength only when Label carries no LoD).
+Neither output carries LoD.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..framework.dtype import VarType
-from ..framework.registry import defop, kernel_rule, shape_rule
+from ..framework.errors import EnforceNotMet
+from ..framework.registry import defop, kernel_rule, lod_rule, shape_rule
 from ..kernels import sequence_metric as K
+from ._lod import check_rows, input_name, require_lod
 
 
-def _level0(value):
-    lod = value.lod() if hasattr(value, 'lod') else None
-    return lod[0] if lod else None
-
-
-def _array(value):
-    return np.asarray(value.value if hasattr(value, 'value') and hasattr(value, 'lod') else value)
-
-
-def _seqs(op_type: str, slot: str, value, lengths):
-    arr = _array(value)
-    if lengths is not None:
-        return arr, K.sequences(arr.shape[0], lengths=lengths, row_width=arr.shape[1] if arr.ndim > 1 else 1)
-    offsets = _level0(value)
-    if offsets is None:
-        raise ValueError("operator '%s': Input(%s) has no LoD; give the sequence lengths (padded input) or feed a "
-                         "LoDTensor" % (op_type, slot))
-    return arr, K.sequences(arr.shape[0], offsets=offsets)
+def _padded_seqs(arr, lengths):
+    return K.sequences(arr.shape[0], lengths=lengths, row_width=arr.shape[1] if arr.ndim > 1 else 1)
 
 
 # --- edit_distance ----------------------------------------------------------------------------------------------
@@ -53,17 +42,34 @@ def _edit_distance_shape(ctx):
     ctx.set_output('SequenceNum', (1,), VarType.INT64)
 
 
+@lod_rule('edit_distance')
+def _edit_distance_lod(ctx):
+    ctx.read('Hyps')
+    ctx.read('Refs')
+
+
+def _lod_seqs(spec, slot: str, arr, lod):
+    name = input_name(spec, slot)
+    offsets = require_lod(lod, 'EditDistanceOp', name, slot)[0]
+    check_rows(offsets, arr.shape[0], 'EditDistanceOp', name)
+    return K.sequences(arr.shape[0], offsets=offsets)
+
+
 @kernel_rule('edit_distance')
 def _edit_distance(spec):
     normalized = bool(spec.attr('normalized'))
 
-    def run(hyps, refs, hyps_length, refs_length):
-        h, h_seqs = _seqs('edit_distance', 'Hyps', hyps, hyps_length)
-        r, r_seqs = _seqs('edit_distance', 'Refs', refs, refs_length)
+    def run(hyps, refs, hyps_length, refs_length, hyps_lod, refs_lod):
+        if hyps_length is not None and refs_length is not None:
+            h_seqs, r_seqs = _padded_seqs(hyps, hyps_length), _padded_seqs(refs, refs_length)
+        else:
+            h_seqs, r_seqs = _lod_seqs(spec, 'Hyps', hyps, hyps_lod), _lod_seqs(spec, 'Refs', refs, refs_lod)
         if h_seqs[1].size != r_seqs[1].size:
-            raise ValueError("operator 'edit_distance': Input(Hyps) and Input(Refs) must have the same number of "
-                             "sequences, got %d and %d" % (h_seqs[1].size, r_seqs[1].size))
-        out, count = K.edit_distance(h, h_seqs, r, r_seqs, normalized)
+            raise EnforceNotMet("operator 'edit_distance': Input(Hyps) '%s' and Input(Refs) '%s' must have the same "
+                                "number of sequences, got %d and %d"
+                                % (input_name(spec, 'Hyps'), input_name(spec, 'Refs'), h_seqs[1].size,
+                                   r_seqs[1].size))
+        out, count = K.edit_distance(hyps, h_seqs, refs, r_seqs, normalized)
         return count, out
     return run
 
@@ -89,12 +95,40 @@ def _chunk_eval_shape(ctx):
         ctx.set_output(slot, (1,), VarType.INT64)
 
 
+@lod_rule('chunk_eval')
+def _chunk_eval_lod(ctx):
+    ctx.read('Inference')
+    ctx.read('Label')
+
+
+def _lengths_text(offsets) -> str:
+    return ', '.join(str(int(o)) for o in offsets) + ', '
+
+
 @kernel_rule('chunk_eval')
 def _chunk_eval(spec):
     num_types, scheme = int(spec.attr('num_chunk_types')), spec.attr('chunk_scheme')
     excluded = tuple(spec.attr('excluded_chunk_types') or ())
+    inf_name, lab_name = input_name(spec, 'Inference'), input_name(spec, 'Label')
 
-    def run(inference, label, seq_length):
-        lab, seqs = _seqs('chunk_eval', 'Label', label, seq_length)
-        return K.chunk_eval(_array(inference), lab, seqs, num_types, scheme, excluded)
+    def run(inference, label, seq_length, inference_lod, label_lod):
+        if label_lod:
+            if len(label_lod) != 1:
+                raise EnforceNotMet("ChunkEvalOp: Only support one level LoD sequence now, but received %d ('%s')."
+                                    % (len(label_lod), lab_name))
+            offsets = label_lod[0]
+            if not inference_lod or len(inference_lod) != 1 or not np.array_equal(inference_lod[0], offsets):
+                raise EnforceNotMet("ChunkEvalOp: Input(Inference) and Input(Label) of Op(chunk_eval) should have "
+                                    "same LoD information, but received [[%s]] (Inference '%s') vs [[%s]] (Label "
+                                    "'%s')."
+                                    % (_lengths_text(inference_lod[0]) if inference_lod else '', inf_name,
+                                       _lengths_text(offsets), lab_name))
+            check_rows(offsets, label.shape[0], 'ChunkEvalOp', lab_name)
+            seqs = K.sequences(label.shape[0], offsets=offsets)
+        elif seq_length is not None:
+            seqs = _padded_seqs(inference, seq_length)
+        else:
+            raise EnforceNotMet("ChunkEvalOp: Input(Label) '%s' carries no LoD, so it is the padded form, which needs "
+                                "Input(SeqLength)" % lab_name)
+        return K.chunk_eval(inference, label, seqs, num_types, scheme, excluded)
     return run

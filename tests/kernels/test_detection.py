@@ -26,7 +26,9 @@ def _run(case, build):
     for param in main.global_block().all_parameters():       # seeded by name, as record_detection.py does
         values = np.random.RandomState(zlib.crc32(param.name.encode())).uniform(-0.5, 0.5, param.shape)
         scope.var(param.name).get_tensor().set(values.astype('float32'))
-    return exe.run(main, feed=feeds, fetch_list=list(outs), scope=scope), feeds
+    # the NMS outputs carry their LoD (one sequence per image), so they are fetched as LoD tensors, as Paddle's
+    got = exe.run(main, feed=feeds, fetch_list=list(outs), scope=scope, return_numpy=False)
+    return [np.array(t) for t in got], feeds
 
 
 CASES = {

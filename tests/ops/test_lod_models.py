@@ -5,6 +5,12 @@ lod_attention_fc_exe   the golden lod_gru_attention_exe with its GRUs replaced b
                        trains through are checked before dynamic_gru exists
 lod_sentiment_pe       the golden lod_sentiment_exe on the ParallelExecutor over 2 places (sparse embedding
                        gradients, sequence_conv_pool, Adagrad, sequences split between the places)
+lod_crf_fc_exe         the golden lod_crf_exe with its dynamic_lstm replaced by fc + tanh: linear_chain_crf trained
+                       through, crf_decoding sharing its transition parameter (a LoD fetch), chunk_eval and
+                       edit_distance of the decoded tags
+lod_crf_fc_pe          the same on the ParallelExecutor over 2 places
+lod_detection_map_exe  fluid.metrics.DetectionMAP and fluid.evaluator.DetectionMAP over 4 batches: batch and
+                       accumulated mAP, the accumulated states and their per-class LoD
 """
 import glob
 import importlib.util

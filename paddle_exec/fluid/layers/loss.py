@@ -22,3 +22,6 @@ from ...layers.loss_sampled import hsigmoid, nce, sampled_softmax_with_cross_ent
 
 __all__ += ['bpr_loss', 'center_loss', 'edit_distance', 'hsigmoid', 'margin_rank_loss', 'nce', 'npair_loss',
             'rank_loss', 'sampled_softmax_with_cross_entropy', 'teacher_student_sigmoid_loss']
+from ...layers.sequence_loss import warpctc  # noqa: E402
+
+__all__ += ['warpctc']

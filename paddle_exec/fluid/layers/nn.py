@@ -157,3 +157,7 @@ from ...layers.loss_classification import chunk_eval, dice_loss  # noqa: E402
 from ...layers.metric import mean_iou  # noqa: E402
 
 __all__ += ['chunk_eval', 'dice_loss', 'mean_iou']
+# structured sequence losses and decoders (issue 11)
+from ...layers.sequence_loss import crf_decoding, ctc_greedy_decoder, linear_chain_crf  # noqa: E402
+
+__all__ += ['crf_decoding', 'ctc_greedy_decoder', 'linear_chain_crf']

@@ -2,7 +2,8 @@
 card), class_center_sample, hsigmoid_loss, sigmoid_focal_loss, dice_loss, and rnnt_loss.
 
 nll_loss, margin_cross_entropy, class_center_sample, hsigmoid_loss (`hierarchical_sigmoid`) and rnnt_loss
-(`warprnnt`) append one op each as Paddle 2.6 does; sigmoid_focal_loss and dice_loss are built from tensor ops.
+(`warprnnt`) append one op each as Paddle 2.6 does; sigmoid_focal_loss and dice_loss are built from tensor ops;
+ctc_loss is fluid's warpctc (padded form) followed by tensor ops, as Paddle 2.6 builds it.
 
     loss = F.nll_loss(F.log_softmax(logits), label, weight=w, ignore_index=0)
     loss = F.margin_cross_entropy(cosine_logits, label, margin1=1.0, margin2=0.5, margin3=0.0, scale=64.0)
@@ -14,6 +15,7 @@ from ...framework.program import default_main_program
 from ...framework.variable import Variable
 from ...layers.checks import check_variable_and_dtype
 from ...layers.helper import LayerHelper
+from ...layers.sequence_loss import warpctc
 from ...tensor.manipulation import reshape, squeeze, unsqueeze
 from ...tensor.math import divide, mean, multiply, pow, sum
 from .activation import sigmoid
@@ -21,7 +23,7 @@ from .input import one_hot
 from .loss import binary_cross_entropy_with_logits
 
 __all__ = ['nll_loss', 'margin_cross_entropy', 'class_center_sample', 'hsigmoid_loss', 'sigmoid_focal_loss',
-           'dice_loss', 'rnnt_loss']
+           'dice_loss', 'rnnt_loss', 'ctc_loss']
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction='mean', name=None) -> Variable:
@@ -212,3 +214,19 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
     if reduction == 'sum':
         return sum(loss, name=name)
     return loss
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction='mean',
+             norm_by_times=False) -> Variable:
+    """CTC loss of padded time-major logits [max_T, batch, C] (softmax applied inside, as warp-ctc) against labels
+    [batch, max_L]: per sequence ('none'), summed, or each divided by its label length and averaged ('mean')."""
+    loss_out = warpctc(log_probs, labels, blank, norm_by_times, input_lengths, label_lengths,
+                       _float_types=('float32', 'float64'))
+    loss_out = squeeze(loss_out, [-1])
+    if reduction not in ('mean', 'sum', 'none'):
+        raise AssertionError("reduction should be 'mean', 'sum' or 'none', got %r" % (reduction,))
+    if reduction == 'mean':
+        return mean(loss_out / label_lengths)
+    if reduction == 'sum':
+        return sum(loss_out)
+    return loss_out
