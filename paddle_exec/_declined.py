@@ -51,6 +51,14 @@ DYGRAPH = 'paddle_exec runs static graphs only (no dygraph / imperative mode)'
 DYGRAPH_INSTEAD = 'a Program built with fluid.layers / paddle.static, run by an Executor'
 CUSTOM_OPS = 'C++ custom operators need Paddle\'s C++ runtime; paddle_exec\'s ops are Python + numba'
 DYGRAPH_ONLY = 'it is dygraph-only in Paddle 2.6 (it raises in static mode there too); ' + DYGRAPH
+AUTO_PARALLEL = ('auto-parallel (process meshes, dist tensors and their placements, resharding) partitions '
+                 'tensors across devices; paddle_exec trains collective data parallel only: every trainer holds '
+                 'every value')
+AUTO_PARALLEL_INSTEAD = ('fleet.distributed_optimizer (data parallel over MPI, docs/distributed.md), or '
+                         'paddle.distributed.scatter / alltoall to move parts of a tensor by hand')
+PS_ENTRY = ('an entry (admission rule) of the parameter-server sparse table, which paddle_exec does not run '
+            '(collective training only)')
+PS_ENTRY_INSTEAD = 'a dense or is_sparse embedding trained by fleet.distributed_optimizer'
 CUSTOM_OPS_INSTEAD = 'paddle.static.py_func, or an op registered in paddle_exec/ops/ (docs/architecture.md)'
 
 DECLINED: dict[str, dict[str, tuple[str, str]]] = {
@@ -79,6 +87,29 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'current_stream': (NO_STREAMS, STREAMS_INSTEAD),
         'set_stream': (NO_STREAMS, STREAMS_INSTEAD),
         'stream_guard': (NO_STREAMS, STREAMS_INSTEAD),
+    },
+    'paddle.distributed': {
+        'CountFilterEntry': (PS_ENTRY, PS_ENTRY_INSTEAD),
+        'DistAttr': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Partial': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Placement': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'ProbabilityEntry': (PS_ENTRY, PS_ENTRY_INSTEAD),
+        'ProcessMesh': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Replicate': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'Shard': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'ShowClickEntry': (PS_ENTRY, PS_ENTRY_INSTEAD),
+        'Strategy': (AUTO_PARALLEL + ' (Strategy configures auto-parallel training)',
+                     'paddle.distributed.fleet.DistributedStrategy'),
+        'dtensor_from_fn': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'reshard': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'shard_layer': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'shard_optimizer': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'shard_tensor': (AUTO_PARALLEL, AUTO_PARALLEL_INSTEAD),
+        'split': ('split partitions a linear or embedding weight across the trainers (tensor model parallelism), '
+                  'which paddle_exec does not do: it trains data parallel, every trainer holding every weight',
+                  'the unsplit layer (paddle.static.nn.fc / paddle.static.nn.embedding)'),
+        'to_static': (AUTO_PARALLEL + ' (to_static turns a dygraph dist model into a static one)',
+                      'a Program built with paddle.static, run by fleet.distributed_optimizer'),
     },
     'paddle.fluid': {
         'ComplexVariable': (DYGRAPH + ' (ComplexVariable is the dygraph complex tensor of 1.8)', DYGRAPH_INSTEAD),
@@ -157,12 +188,6 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'DistributeTranspilerConfig': (PS, PS_INSTEAD),
         'HashName': (PS + ' (HashName places parameters on pservers)', PS_INSTEAD),
         'RoundRobin': (PS + ' (RoundRobin places parameters on pservers)', PS_INSTEAD),
-    },
-    'paddle.fluid.transpiler.collective': {
-        'GradAllReduce': ('the collective transpiler inserts NCCL all-reduce ops between trainer processes; '
-                          'paddle_exec runs data parallelism inside one process', PS_INSTEAD),
-        'LocalSGD': ('the collective transpiler inserts NCCL all-reduce ops between trainer processes; '
-                     'paddle_exec runs data parallelism inside one process', PS_INSTEAD),
     },
     'paddle.inference': {
         'XpuConfig': (CPU_ONLY + ' (no Kunlun XPU)', 'paddle.inference.Config (CPU)'),

@@ -18,33 +18,44 @@ Design:
 - A failing trainer must not leave the others waiting in a collective forever: `abort_on_error` makes an uncaught
   exception (main thread or any other) print its traceback and then call MPI_Abort, which ends every process of
   the job (mpiexec reports it and exits non-zero).
+- Sub-groups (paddle.distributed.new_group) are MPI communicators made with MPI_Comm_create_group over their
+  members only; they share the job group's queue and thread (`_CallQueue`), so the one-call-at-a-time order holds
+  across all of them.
+- Point-to-point: `send` copies the array and starts an MPI_Isend, so a sender never waits for its receiver (two
+  trainers may send to each other before receiving); the sends are completed by later calls and, at the latest,
+  before the process ends (an exit hook). `recv` probes the message for its length, so a dimension left -1 in the
+  expected shape is filled from it; a `with_shape` pair sends the shape first (Paddle's dynamic_shape).
 - `stats` counts what the communication thread did (calls, bytes, seconds inside MPI) for the benchmarks.
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import sys
 import threading
 import time
 import traceback
+import weakref
 
 import numpy as np
 from mpi4py import MPI
 
-from ..framework.collective import ProcessGroup, Work
+from ..framework.collective import ProcessGroup, Work, split_parts
 
-__all__ = ['MPIGroup', 'abort_on_error']
+__all__ = ['MPIGroup', 'abort_on_error', 'received_shape']
 
 _FORWARD_SECONDS = 0.5
+_DATA_TAG, _SHAPE_TAG = 0, 1      # point-to-point messages: the array, and its shape when it travels
 _MPI_OPS = {'sum': MPI.SUM, 'max': MPI.MAX, 'min': MPI.MIN, 'prod': MPI.PROD}
 
 
 class _Pending(Work):
     """A queued call: done once the communication thread, or a caller helping it, has run it."""
 
-    def __init__(self, fn, group):
+    def __init__(self, fn, queue: '_CallQueue', stats: 'CommStats'):
         self.fn = fn
-        self._group = group
+        self._queue = queue
+        self._stats = stats
         self._event = threading.Event()
         self._result = None
         self._error = None
@@ -55,11 +66,68 @@ class _Pending(Work):
     def wait(self):
         if not self._event.is_set():
             start = time.perf_counter()
-            self._group._help_until(self)
-            self._group.stats.wait_seconds += time.perf_counter() - start
+            self._queue.help_until(self)
+            self._stats.wait_seconds += time.perf_counter() - start
         if self._error is not None:
             raise self._error
         return self._result
+
+
+class _CallQueue:
+    """The process's one FIFO of MPI calls and the communication thread that runs them, shared by the job's group
+    and its sub-groups: MPI sees one call at a time, in the order they were issued."""
+
+    def __init__(self):
+        self._pending: collections.deque = collections.deque()
+        self._busy = False                  # a call is running (on the communication thread or a helping caller)
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._serve, name='paddle_exec-mpi', daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while self._busy or not self._pending:
+                    self._cond.wait()
+                work = self._pending.popleft()
+                self._busy = True
+            self._execute(work)
+
+    def _execute(self, work: _Pending) -> None:
+        try:
+            work._result = work.fn()
+        except BaseException as e:          # handed to whoever waits for it
+            work._error = e
+        finally:
+            with self._cond:
+                work._event.set()
+                self._busy = False
+                self._cond.notify_all()
+
+    def help_until(self, work: _Pending) -> None:
+        """A caller waiting for `work` runs the queue's next calls itself while nothing is running, rather than
+        waiting for the communication thread to wake up: on a busy machine each hand-off between threads costs a
+        scheduling delay, and with nothing left to overlap there is no reason to pay it."""
+        while not work._event.is_set():
+            with self._cond:
+                if work._event.is_set():
+                    return
+                if self._busy or not self._pending:
+                    self._cond.wait()
+                    continue
+                item = self._pending.popleft()
+                self._busy = True
+            self._execute(item)
+
+    def submit(self, fn, stats: 'CommStats', wake: bool = True) -> _Pending:
+        """Queues `fn`. `wake` False leaves the communication thread asleep: the caller is about to wait and will
+        run it itself (unless the thread is still busy with earlier calls, which it then goes on with)."""
+        work = _Pending(fn, self, stats)
+        with self._cond:
+            self._pending.append(work)
+            if wake:
+                self._cond.notify_all()
+        return work
 
 
 class CommStats:
@@ -87,65 +155,43 @@ class CommStats:
 
 
 class MPIGroup(ProcessGroup):
-    """A process group over an MPI communicator (see the module docstring)."""
+    """A process group over an MPI communicator (see the module docstring). Sub-groups share the job group's call
+    queue; `ranks` are the job ranks of the members."""
 
-    def __init__(self, comm=None):
+    def __init__(self, comm=None, queue: _CallQueue | None = None, ranks=None):
         self.comm = MPI.COMM_WORLD if comm is None else comm
         self.rank = self.comm.Get_rank()
         self.nranks = self.comm.Get_size()
+        self.ranks = tuple(range(self.nranks)) if ranks is None else tuple(ranks)
         self.stats = CommStats()
         self._buffers: dict = {}
-        self._pending: collections.deque = collections.deque()
-        self._busy = False                  # a call is running (on the communication thread or a helping caller)
-        self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._serve, name='paddle_exec-mpi', daemon=True)
-        self._thread.start()
-
-    # --- the queue: one call at a time, in the order queued ----------------------------------------------------
-    def _serve(self) -> None:
-        while True:
-            with self._cond:
-                while self._busy or not self._pending:
-                    self._cond.wait()
-                work = self._pending.popleft()
-                self._busy = True
-            self._execute(work)
-
-    def _execute(self, work: _Pending) -> None:
-        try:
-            work._result = work.fn()
-        except BaseException as e:          # handed to whoever waits for it
-            work._error = e
-        finally:
-            with self._cond:
-                work._event.set()
-                self._busy = False
-                self._cond.notify_all()
-
-    def _help_until(self, work: _Pending) -> None:
-        """A caller waiting for `work` runs the queue's next calls itself while nothing is running, rather than
-        waiting for the communication thread to wake up: on a busy machine each hand-off between threads costs a
-        scheduling delay, and with nothing left to overlap there is no reason to pay it."""
-        while not work._event.is_set():
-            with self._cond:
-                if work._event.is_set():
-                    return
-                if self._busy or not self._pending:
-                    self._cond.wait()
-                    continue
-                item = self._pending.popleft()
-                self._busy = True
-            self._execute(item)
+        self._sends: list = []              # (request, buffer) of sends not yet known to be received
+        self._queue = _CallQueue() if queue is None else queue
+        self._released = False
+        _GROUPS.add(self)
 
     def _submit(self, fn, wake: bool = True) -> _Pending:
-        """Queues `fn`. `wake` False leaves the communication thread asleep: the caller is about to wait and will
-        run it itself (unless the thread is still busy with earlier calls, which it then goes on with)."""
-        work = _Pending(fn, self)
-        with self._cond:
-            self._pending.append(work)
-            if wake:
-                self._cond.notify_all()
-        return work
+        if self._released:
+            raise RuntimeError('this process group (trainers %s) was destroyed (destroy_process_group): make a new '
+                               'one with paddle.distributed.new_group' % (list(self.ranks),))
+        return self._queue.submit(fn, self.stats, wake)
+
+    def _run(self, fn):
+        """A blocking call: queued in order, run by this caller when the communication thread is idle."""
+        return self._submit(fn, wake=False).wait()
+
+    def subgroup(self, ranks) -> 'MPIGroup':
+        """The group of the job ranks `ranks` (sorted), for a member; collective over the members only."""
+        ranks = tuple(sorted(int(r) for r in ranks))
+        comm = self._run(lambda: self.comm.Create_group(self.comm.Get_group().Incl(list(ranks))))
+        return MPIGroup(comm, self._queue, ranks)
+
+    def release(self) -> None:
+        if self._released or self.comm == MPI.COMM_WORLD:
+            return
+        self._run(self._finish_sends)
+        self._run(self.comm.Free)
+        self._released = True
 
     def _buffer(self, size: int, dtype) -> np.ndarray:
         """A result buffer nothing refers to any more, else a new one: MPI is many times slower on memory it has
@@ -230,8 +276,124 @@ class MPIGroup(ProcessGroup):
     def barrier(self) -> None:
         self._submit(self.comm.Barrier, wake=False).wait()
 
+    def reduce(self, array: np.ndarray, op: str = 'sum', root: int = 0) -> np.ndarray:
+        send = np.ascontiguousarray(array)
+        recv = np.empty_like(send) if self.rank == root else None
+        mpi_op = _MPI_OPS[op]
+        self._run(lambda: self.comm.Reduce(send, recv, op=mpi_op, root=root))
+        return recv if recv is not None else array
+
+    def reduce_scatter(self, array: np.ndarray, op: str = 'sum') -> np.ndarray:
+        send = np.ascontiguousarray(array)
+        part = split_parts(send, self.nranks, 'reduce_scatter')[0]
+        recv = np.empty_like(part)
+        mpi_op = _MPI_OPS[op]
+        self._run(lambda: self.comm.Reduce_scatter_block(send, recv, op=mpi_op))
+        return recv
+
+    def scatter(self, array: np.ndarray, root: int = 0) -> np.ndarray:
+        send = np.ascontiguousarray(array)
+        recv = np.empty_like(split_parts(send, self.nranks, 'scatter')[0])
+        self._run(lambda: self.comm.Scatter(send if self.rank == root else None, recv, root=root))
+        return recv
+
+    def alltoall(self, array: np.ndarray) -> np.ndarray:
+        send = np.ascontiguousarray(array)
+        split_parts(send, self.nranks, 'alltoall')
+        recv = np.empty_like(send)
+        self._run(lambda: self.comm.Alltoall(send, recv))
+        return recv
+
+    def send(self, array: np.ndarray, peer: int, with_shape: bool = False) -> None:
+        buf = np.array(array, copy=True, order='C')     # the caller may change its array before it is received
+
+        def run():
+            self._finish_sends(block=False)
+            if with_shape:
+                shape = np.array(buf.shape, dtype=np.int64)
+                self._sends.append((self.comm.Isend(shape, dest=peer, tag=_SHAPE_TAG), shape))
+            self._sends.append((self.comm.Isend(buf, dest=peer, tag=_DATA_TAG), buf))
+        self._run(run)
+
+    def recv(self, peer: int, dtype, shape=None, with_shape: bool = False) -> np.ndarray:
+        dtype = np.dtype(dtype)
+
+        def run():
+            status = MPI.Status()
+            if with_shape:
+                self.comm.Probe(source=peer, tag=_SHAPE_TAG, status=status)
+                sent = np.empty(status.Get_count(MPI.INT64_T), dtype=np.int64)
+                self.comm.Recv(sent, source=peer, tag=_SHAPE_TAG)
+                want = tuple(int(d) for d in sent)
+            else:
+                want = None
+            self.comm.Probe(source=peer, tag=_DATA_TAG, status=status)
+            nbytes = status.Get_count(MPI.BYTE)
+            if nbytes % dtype.itemsize:
+                raise ValueError('recv from trainer %d: %d bytes arrived, not a whole number of %s values (the '
+                                 'sender sent another dtype)' % (peer, nbytes, dtype.name))
+            out = np.empty(nbytes // dtype.itemsize, dtype=dtype)
+            self.comm.Recv([out, MPI.BYTE], source=peer, tag=_DATA_TAG)
+            return out.reshape(want if want is not None else received_shape(shape, out.size, peer))
+        return self._run(run)
+
+    def _finish_sends(self, block: bool = True) -> None:
+        """Completes the sends the peers have received (all of them when `block`), releasing their buffers."""
+        if block:
+            MPI.Request.Waitall([r for r, _ in self._sends])
+            self._sends.clear()
+        else:
+            self._sends[:] = [(r, b) for r, b in self._sends if not r.Test()]
+
+    def finish_sends(self) -> None:
+        """Waits until every send of this group has been received (before the process ends)."""
+        if self._sends and not self._released:
+            self._run(self._finish_sends)
+
+    def broadcast_object(self, obj, root: int = 0):
+        return self._run(lambda: self.comm.bcast(obj, root=root))
+
+    def scatter_object(self, objs, root: int = 0):
+        return self._run(lambda: self.comm.scatter(list(objs) if self.rank == root else None, root=root))
+
+    def alltoall_object(self, objs: list) -> list:
+        return self._run(lambda: self.comm.alltoall(list(objs)))
+
     def abort(self, code: int = 1) -> None:
         self.comm.Abort(code)
+
+
+_GROUPS: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _finish_all_sends() -> None:
+    """Before MPI is finalized (mpi4py's exit hook was registered earlier, so it runs later): every send of the
+    process must have been received, or MPI_Finalize would find requests still open."""
+    for group in list(_GROUPS):
+        group.finish_sends()
+
+
+def received_shape(shape, size: int, peer: int) -> tuple:
+    """The shape of `size` values received for a recv of `shape` (one -1 there is taken from the size; no shape:
+    one dimension)."""
+    if shape is None:
+        return (size,)
+    shape = [int(d) for d in shape]
+    unknown = [k for k, d in enumerate(shape) if d < 0]
+    known = int(np.prod([d for d in shape if d >= 0])) if shape else 1
+    if len(unknown) > 1:
+        raise ValueError('recv from trainer %d: out_shape %s has more than one unknown dimension; give the shape '
+                         'or use dynamic_shape' % (peer, shape))
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError('recv from trainer %d: %d values arrived, which out_shape %s cannot hold'
+                             % (peer, size, shape))
+        shape[unknown[0]] = size // known
+    elif known != size:
+        raise ValueError('recv from trainer %d: %d values arrived but out_shape %s holds %d (the sender sent a '
+                         'tensor of another size)' % (peer, size, shape, known))
+    return tuple(shape)
 
 
 def abort_on_error(group: MPIGroup) -> None:

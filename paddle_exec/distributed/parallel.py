@@ -20,16 +20,18 @@ from ..executor.config import TrainerEnvironment, trainer_environment
 from ..framework import collective as _collective
 from ..framework.collective import LocalGroup, ProcessGroup, set_group_factory
 
-__all__ = ['init_parallel_env', 'get_rank', 'get_world_size', 'ParallelEnv', 'make_group', 'is_initialized',
-           'is_available', 'get_backend', 'get_group', 'Group', 'wait']
+__all__ = ['init_parallel_env', 'get_rank', 'get_world_size', 'ParallelEnv', 'make_group', 'leave', 'is_initialized',
+           'is_available', 'get_backend']
 
 _world: ProcessGroup | None = None
+_joined = False          # is_initialized(): the job's group was made and not destroyed since
 _lock = threading.Lock()
 
 
 def _mpi_world(env: TrainerEnvironment) -> ProcessGroup:
-    global _world
+    global _world, _joined
     with _lock:
+        _joined = True
         if _world is None:
             if env.mpi_size is None:
                 raise RuntimeError(
@@ -52,19 +54,37 @@ def _mpi_world(env: TrainerEnvironment) -> ProcessGroup:
 
 
 def make_group(ring_id: int = 0) -> ProcessGroup:
-    """The group of `ring_id`: every ring spans all the trainers of the job (Paddle's rings of one job)."""
+    """The group of `ring_id`: the sub-group new_group registered for it (its members only), else every trainer of
+    the job (Paddle's rings of one job)."""
     env = trainer_environment()
+    ranks = _collective.ring_ranks(ring_id)
+    if ranks is not None and env.trainer_id not in ranks:
+        raise RuntimeError('Ring %d is the group of trainers %s (paddle.distributed.new_group); trainer %d is not one '
+                           'of them and cannot run its collectives' % (ring_id, list(ranks), env.trainer_id))
     if not env.distributed:
         return LocalGroup(env.trainer_id)
-    return _mpi_world(env)
+    world = _mpi_world(env)
+    if ranks is None or len(ranks) == world.nranks:
+        return world
+    if len(ranks) == 1:
+        return LocalGroup(0)
+    return world.subgroup(ranks)
+
+
+def leave() -> None:
+    """destroy_process_group(): forget the rings' groups; is_initialized() is False until the job's group is
+    needed again (the MPI group itself stays: MPI cannot start twice in one process)."""
+    global _joined
+    _collective.reset_groups()
+    _joined = False
 
 
 set_group_factory(make_group)
 
 
 def is_initialized() -> bool:
-    """Whether this process has joined the job's MPI group."""
-    return _world is not None
+    """Whether this process has joined the job's MPI group (and not destroyed it since)."""
+    return _joined
 
 
 def init_parallel_env():
@@ -83,45 +103,14 @@ def get_backend(group=None) -> str:
     return 'MPI' if trainer_environment().distributed else 'LOCAL'
 
 
-class Group:
-    """Paddle's Group of a ring: every trainer of the job (`id` is the ring id)."""
-
-    def __init__(self, ring_id: int = 0):
-        self.id = ring_id
-        env = trainer_environment()
-        self.rank, self.nranks = env.trainer_id, env.trainers_num
-        self.ranks = list(range(env.trainers_num))
-
-    @property
-    def world_size(self) -> int:
-        return self.nranks
-
-    def is_member(self) -> bool:
-        return True
-
-    def get_group_rank(self, rank: int) -> int:
-        return rank if 0 <= rank < self.nranks else -1
-
-    def __repr__(self):
-        return 'rank: %d, nranks: %d, id: %d, ranks: %s' % (self.rank, self.nranks, self.id, self.ranks)
+def get_rank(group=None) -> int:
+    """This trainer's index in the job (0 in a job of one), or in `group` (-1 outside it)."""
+    return trainer_environment().trainer_id if group is None else group.rank
 
 
-def get_group(id: int = 0) -> Group:
-    return Group(id)
-
-
-def wait(tensor, group=None, use_calc_stream=True) -> None:
-    """Paddle's stream sync: collectives here complete before the next op reads their result."""
-
-
-def get_rank() -> int:
-    """This trainer's index in the job (0 in a job of one)."""
-    return trainer_environment().trainer_id
-
-
-def get_world_size() -> int:
-    """The number of trainers of the job."""
-    return trainer_environment().trainers_num
+def get_world_size(group=None) -> int:
+    """The number of trainers of the job, or of `group` (-1 outside it)."""
+    return trainer_environment().trainers_num if group is None else group.world_size
 
 
 class ParallelEnv:

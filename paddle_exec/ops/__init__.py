@@ -12,6 +12,6 @@ from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
 from . import crf, ctc, detection_map, detection_targets, fpn, mask_labels, perspective, proposals, rpn_targets
 from . import yolov3_loss
-from . import collective
+from . import collective, collective_parts, p2p
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
 from . import sampling, einsum, pylayer

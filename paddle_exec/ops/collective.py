@@ -28,14 +28,22 @@ from ..framework.registry import defop, kernel_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ._util import same_shape_as_x
 
-__all__ = ['ALLREDUCE_OPS', 'CROSS_PROCESS_OPS', 'reduce_selected_rows']
+__all__ = ['ALLREDUCE_OPS', 'ROOT_REDUCE_OPS', 'PART_OPS', 'P2P_OPS', 'CROSS_PROCESS_OPS', 'ONE_PLACE_OPS',
+           'reduce_selected_rows', 'check_root']
 
 ALLREDUCE_OPS = {'c_allreduce_sum': 'sum', 'c_allreduce_max': 'max', 'c_allreduce_min': 'min',
                  'c_allreduce_prod': 'prod'}
+# ops/collective_parts.py: the reduction to one trainer, and the ops that move parts of a tensor
+ROOT_REDUCE_OPS = {'c_reduce_sum': 'sum', 'c_reduce_max': 'max', 'c_reduce_min': 'min', 'c_reduce_prod': 'prod'}
+PART_OPS = frozenset({'c_reducescatter', 'reduce_scatter', 'c_scatter', 'alltoall'})
+P2P_OPS = frozenset({'send_v2', 'recv_v2'})       # ops/p2p.py
 _REDUCE_TYPES = {0: 'sum', 1: 'prod', 2: 'max', 3: 'min'}
-# ops that talk to the other trainers (the executor checks that every trainer runs the same ones)
-CROSS_PROCESS_OPS = frozenset(ALLREDUCE_OPS) | {'c_broadcast', 'c_allgather', 'barrier', 'allreduce', 'broadcast',
-                                                 'c_comm_init', 'gen_nccl_id'}
+# ops that talk to the other trainers (the executor orders them, and checks that every trainer runs the same ones)
+CROSS_PROCESS_OPS = (frozenset(ALLREDUCE_OPS) | frozenset(ROOT_REDUCE_OPS) | PART_OPS | P2P_OPS
+                     | {'c_broadcast', 'c_allgather', 'barrier', 'allreduce', 'broadcast', 'c_comm_init',
+                        'gen_nccl_id'})
+# collectives whose meaning over several places of one trainer is not defined: a trainer runs them on one place
+ONE_PLACE_OPS = PART_OPS | P2P_OPS
 
 _STREAM = {'ring_id': 0, 'use_calc_stream': False}
 for _type in ALLREDUCE_OPS:
@@ -128,9 +136,14 @@ def _allreduce_kernel(spec):
     return _allreduce(get_group(0), _REDUCE_TYPES[reduce_type], spec.op.input('X')[0])
 
 
-def _broadcast(group, root: int):
+def check_root(what: str, group, root: int, attr: str = 'root') -> int:
     if not 0 <= root < group.nranks:
-        raise ValueError('broadcast: root %d is not a trainer of this job (%d trainers)' % (root, group.nranks))
+        raise ValueError('%s: %s %d is not a trainer of this group (%d trainers)' % (what, attr, root, group.nranks))
+    return root
+
+
+def _broadcast(group, root: int):
+    check_root('broadcast', group, root)
     return lambda x: (group.broadcast(np.ascontiguousarray(x), root),)
 
 

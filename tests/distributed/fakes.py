@@ -64,6 +64,36 @@ class MirrorGroup(ProcessGroup):
     def barrier(self):
         self.calls.append(('barrier',))
 
+    def reduce(self, array, op='sum', root=0):
+        self.calls.append(('reduce', op, root))
+        return self.allreduce(np.asarray(array), op) if self.rank == root else array
+
+    def _part(self, array):
+        step = np.asarray(array).shape[0] // self.nranks
+        return np.asarray(array)[self.rank * step:(self.rank + 1) * step]
+
+    def reduce_scatter(self, array, op='sum'):
+        self.calls.append(('reduce_scatter', op))
+        return self._part(array) * self.nranks
+
+    def scatter(self, array, root=0):
+        self.calls.append(('scatter', root))
+        return self._part(array).copy()
+
+    def alltoall(self, array):
+        """Every peer sends this trainer the part `rank` of an array equal to this one."""
+        self.calls.append(('alltoall',))
+        return np.concatenate([self._part(array)] * self.nranks)
+
+    def send(self, array, peer, with_shape=False):
+        self.calls.append(('send', peer))
+        self.sent = getattr(self, 'sent', []) + [np.array(array, copy=True)]
+
+    def recv(self, peer, dtype, shape=None, with_shape=False):
+        """A peer sends what this trainer sent last."""
+        self.calls.append(('recv', peer))
+        return self.sent.pop(0).astype(dtype)
+
 
 @contextlib.contextmanager
 def mirrored(group):

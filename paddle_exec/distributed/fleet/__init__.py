@@ -1,14 +1,18 @@
 """paddle.distributed.fleet: the module-level API over one Fleet object, as Paddle 2.x lays it out (fleet.py)."""
+from ..._declined import declined_getattr as _declined_getattr
+from .data_generator import MultiSlotDataGenerator, MultiSlotStringDataGenerator
 from .fleet import DistributedOptimizer, Fleet
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
+from .topology import CommunicateTopology, HybridCommunicateGroup
 from .util import UtilBase
 
 __all__ = ['DistributedStrategy', 'UtilBase', 'UserDefinedRoleMaker', 'PaddleCloudRoleMaker', 'Role', 'Fleet',
            'init', 'is_first_worker', 'worker_index', 'worker_num', 'node_num', 'local_rank', 'is_worker',
            'is_server', 'worker_endpoints', 'server_num', 'server_index', 'server_endpoints', 'barrier_worker',
            'init_worker', 'stop_worker', 'init_server', 'run_server', 'distributed_optimizer', 'minimize',
-           'save_persistables', 'save_inference_model', 'util']
+           'save_persistables', 'save_inference_model', 'util', 'MultiSlotDataGenerator',
+           'MultiSlotStringDataGenerator', 'CommunicateTopology', 'HybridCommunicateGroup']
 
 fleet = Fleet()
 init = fleet.init
@@ -34,3 +38,5 @@ minimize = fleet.minimize
 save_persistables = fleet.save_persistables
 save_inference_model = fleet.save_inference_model
 util = fleet.util
+
+__getattr__ = _declined_getattr(__name__)

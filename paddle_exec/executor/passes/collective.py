@@ -24,9 +24,10 @@ collectives is planned the same way on one place.
 4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
    cross-process node (bucket starts and the program's other collectives) depends on the one before it.
 
-Other collectives of the program (an all-reduce of a metric, c_broadcast, c_allgather, barrier) keep their kernel
-on one place; on several places they become one node that combines the places first (reduce, place 0's value, or
-concatenation in (trainer, place) order).
+Other collectives of the program (an all-reduce of a metric, c_broadcast, c_allgather, c_reduce_*, barrier) keep
+their kernel on one place; on several places they become one node that combines the places first (reduce, place
+0's value, or concatenation in (trainer, place) order; a c_reduce's result reaches the root's places only). The ops
+that move parts of a tensor or go to one peer (ONE_PLACE_OPS) are refused on several places.
 
 `check_same_program` is the startup check: the first run of a program with cross-process work compares a digest
 of its collectives and parameters across the trainers, and names the first difference.
@@ -39,13 +40,20 @@ import sys
 
 import numpy as np
 
-from ...framework.collective import LocalGroup, get_group
+from ...framework.collective import LocalGroup, get_group, ring_ranks
 from ...framework.dtype import VarType, to_numpy
 from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
 from ...framework.registry import OpInfo
 from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
-from ...ops.collective import ALLREDUCE_OPS, CROSS_PROCESS_OPS, reduce_selected_rows
+from ...ops.collective import (
+    ALLREDUCE_OPS,
+    CROSS_PROCESS_OPS,
+    ONE_PLACE_OPS,
+    P2P_OPS,
+    ROOT_REDUCE_OPS,
+    reduce_selected_rows,
+)
 
 __all__ = ['BUCKET_INFOS', 'has_cross_process_ops', 'plan_collectives', 'span_node', 'check_same_program',
            'sync_persistables', 'check_trainers']
@@ -171,6 +179,11 @@ def plan_collectives(block, ops: list, kinds: list, n_places: int, n_trainers: i
                 emit_wait(b)
             if op.type in CROSS_PROCESS_OPS:
                 cross.append(len(new_ops))
+                if n_places > 1 and op.type in ONE_PLACE_OPS:
+                    raise NotImplementedError(
+                        '%s cannot run on %d places of one trainer: it moves parts of a tensor between trainers '
+                        '(or from one to another), which has no meaning over places. Run this program with a '
+                        'plain Executor, or a CompiledProgram on one place' % (op.type, n_places))
                 if n_places > 1 and op.type in _SPAN_TYPES:
                     kind = ('span', None)
             new_ops.append(op)
@@ -312,10 +325,19 @@ def _span_kernel(op, n_places: int, copies: bool):
         def run(xs):
             local = np.concatenate([np.asarray(x) for x in xs], axis=0)
             return (spread(np.concatenate(get_group(ring).allgather(local), axis=0)),)
-    else:                                   # barrier
+    elif t in ROOT_REDUCE_OPS:              # the reduction lands on the root's places; the others keep theirs
+        reduce_op, root = ROOT_REDUCE_OPS[t], int(op.attrs.get('root_id', 0))
+
+        def run(xs):
+            group = get_group(ring)
+            total = group.reduce(np.ascontiguousarray(_local_reduce(list(xs), reduce_op, name)), reduce_op, root)
+            return (spread(total) if group.rank == root else list(xs),)
+    elif t == 'barrier':
         def run(xs):
             get_group(ring).barrier()
             return (None if xs is None else list(xs),)
+    else:
+        raise NotImplementedError('%s cannot span %d places of one trainer' % (t, n_places))
     return run
 
 
@@ -351,7 +373,7 @@ def _summary(program) -> list[str]:
     for p in sorted(program.global_block().all_parameters(), key=lambda v: v.name):
         lines.append('parameter %s %s %s' % (p.name, list(p.shape), np.dtype(to_numpy(p.dtype)).name))
     for j, op in enumerate(block.ops):
-        if op.type in CROSS_PROCESS_OPS:
+        if op.type in CROSS_PROCESS_OPS and _same_on_every_trainer(op):
             attrs = {k: op.attrs[k] for k in ('ring_id', 'root', 'nranks', 'reduce_type') if k in op.attrs}
             shapes = []
             for n in op.input_arg_names:
@@ -359,6 +381,12 @@ def _summary(program) -> list[str]:
                 shapes.append('%s%s' % (n, list(v.shape) if v is not None and v.shape is not None else ''))
             lines.append('op %d %s(%s) %s' % (j, op.type, ', '.join(shapes), attrs))
     return lines
+
+
+def _same_on_every_trainer(op) -> bool:
+    """Whether every trainer of the job runs `op`: not a send / recv (the two ends are in different programs), nor a
+    collective of a sub-group ring (paddle.distributed.new_group: its members only)."""
+    return op.type not in P2P_OPS and ring_ranks(int(op.attrs.get('ring_id', 0))) is None
 
 
 def check_same_program(program, n_trainers: int = 1, group=None) -> None:

@@ -50,7 +50,8 @@ MODULES = {
                           'paddle.reader',
                           'paddle.framework', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.linalg',
                           'paddle.fft', 'paddle.signal', 'paddle.nn.functional', 'paddle.nn.utils',
-                          'paddle.optimizer'],
+                          'paddle.optimizer', 'paddle.distributed',
+                          'paddle.distributed.fleet'],
 }
 
 
