@@ -27,19 +27,20 @@ __all__ = [
     "RELU", "SIGMOID", "TANH", "GELU", "LEAKY_RELU", "EXP", "LOG", "SQRT", "RSQRT", "ABS",
     "SQUARE", "SOFTPLUS", "SOFTSIGN", "RELU6", "ELU", "HARD_SIGMOID", "SWISH", "SILU", "LOGSIGMOID", "RECIPROCAL",
     "HARD_SWISH", "HARD_SHRINK", "SOFTSHRINK", "TANH_SHRINK", "THRESHOLDED_RELU", "BRELU", "SIN", "COS", "POW", "STANH",
-    "MISH", "SELU", "FLOOR", "CEIL", "ROUND", "SIGN", "SCALE", "CLIP",
+    "MISH", "SELU", "FLOOR", "CEIL", "ROUND", "SIGN", "SCALE", "CLIP", "SOFT_RELU",
 ]
 
 _jit = kernel_jit(error_model="numpy")
 
 (RELU, SIGMOID, TANH, GELU, LEAKY_RELU, EXP, LOG, SQRT, RSQRT, ABS, SQUARE, SOFTPLUS, SOFTSIGN, RELU6, ELU,
  HARD_SIGMOID, SWISH, SILU, LOGSIGMOID, RECIPROCAL, HARD_SWISH, HARD_SHRINK, SOFTSHRINK, TANH_SHRINK,
- THRESHOLDED_RELU, BRELU, SIN, COS, POW, STANH, MISH, SELU, FLOOR, CEIL, ROUND, SIGN, SCALE, CLIP) = range(38)
+ THRESHOLDED_RELU, BRELU, SIN, COS, POW, STANH, MISH, SELU, FLOOR, CEIL, ROUND, SIGN, SCALE, CLIP,
+ SOFT_RELU) = range(39)
 
 # Which forward tensor each grad kernel reads (Paddle's FwdDeps): "x", "out" or "none".
 GRAD_DEPENDENCY = {
     "relu": "out", "sigmoid": "out", "tanh": "out", "exp": "out", "sqrt": "out", "rsqrt": "out",
-    "reciprocal": "out", "relu6": "out", "hard_sigmoid": "out", "selu": "out",
+    "reciprocal": "out", "relu6": "out", "hard_sigmoid": "out", "selu": "out", "soft_relu": "out",
     "gelu": "x", "leaky_relu": "x", "log": "x", "abs": "x", "square": "x", "softplus": "x", "softsign": "x",
     "elu": "x", "swish": "x", "silu": "x", "logsigmoid": "x", "hard_swish": "x", "hard_shrink": "x",
     "softshrink": "x", "tanh_shrink": "x", "thresholded_relu": "x", "brelu": "x", "sin": "x", "cos": "x",
@@ -157,6 +158,8 @@ def _fwd_scalar(op, v, a, b, c):
         return v * math.tanh(sp)
     elif op == SELU:  # a = scale, b = alpha
         return a * v if v > 0 else a * (b * math.exp(v) - b)
+    elif op == SOFT_RELU:  # a = threshold: log(1 + exp(x clipped to [-t, t]))
+        return math.log(1.0 + math.exp(min(max(v, -a), a)))
     elif op == FLOOR:
         return math.floor(v)
     elif op == CEIL:
@@ -256,6 +259,8 @@ def _bwd_scalar(op, v, o, d, a, b, c):
         return d * (o + a * b) if o <= 0 else d * a
     elif op == CLIP:
         return d if (v > a and v < b) else 0.0
+    elif op == SOFT_RELU:  # Paddle reads Out and masks where -t < out < t
+        return d * (1.0 - math.exp(-o)) if (o > -a and o < a) else 0.0
     else:  # FLOOR, CEIL, ROUND, SIGN
         return 0.0
 

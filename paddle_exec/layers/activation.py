@@ -77,6 +77,11 @@ def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
     return activation('stanh', x, {'scale_a': scale_a, 'scale_b': scale_b}, name)
 
 
+def soft_relu(x, threshold=40.0, name=None):
+    """log(1 + exp(x clipped to [-threshold, threshold]))."""
+    return activation('soft_relu', x, {'threshold': threshold}, name)
+
+
 def brelu(x, t_min=0.0, t_max=24.0, name=None):
     return activation('brelu', x, {'t_min': t_min, 't_max': t_max}, name)
 

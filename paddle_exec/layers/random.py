@@ -1,4 +1,5 @@
-"""Random tensors with fluid 1.8's signatures: randint, uniform_random, gaussian_random.
+"""Random tensors with fluid 1.8's signatures: randint, uniform_random, gaussian_random,
+gaussian_random_batch_size_like, uniform_random_batch_size_like.
 
 uniform_random sets no dtype attribute (1.8 passes none, so the op's float32 default wins whatever `dtype` says);
 the shape may hold or be Variables (creation.shape_inputs).
@@ -62,3 +63,32 @@ def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype='float32') -> Variab
     out = helper.create_variable_for_type_inference(to_var_type(dtype))
     helper.append_op('gaussian_random', inputs, {'Out': [out]}, attrs)
     return out
+
+
+def _random_batch_size_like(op_type: str, input, shape, dtype, input_dim_idx, output_dim_idx, attrs) -> Variable:
+    if convert_dtype(dtype) not in ('float16', 'float32', 'float64'):
+        raise TypeError("The data type of 'dtype' in fluid.layers.%s must be ['float16', 'float32', 'float64'], "
+                        'but received %s.' % (op_type, convert_dtype(dtype)))
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError("The type of 'shape' in fluid.layers.%s must be list or tuple, but received %s."
+                        % (op_type, type(shape)))
+    helper = LayerHelper(op_type)
+    out = helper.create_variable_for_type_inference(to_var_type(dtype))
+    helper.append_op(op_type, {'Input': [input]}, {'Out': [out]},
+                     dict(attrs, shape=list(shape), input_dim_idx=input_dim_idx, output_dim_idx=output_dim_idx,
+                          dtype=int(to_var_type(dtype))))
+    return out
+
+
+def gaussian_random_batch_size_like(input, shape, input_dim_idx=0, output_dim_idx=0, mean=0.0, std=1.0, seed=0,
+                                    dtype='float32') -> Variable:
+    """Normal values of `shape` whose dim output_dim_idx is input's dim input_dim_idx at run time."""
+    return _random_batch_size_like('gaussian_random_batch_size_like', input, shape, dtype, input_dim_idx,
+                                   output_dim_idx, {'mean': float(mean), 'std': float(std), 'seed': seed})
+
+
+def uniform_random_batch_size_like(input, shape, dtype='float32', input_dim_idx=0, output_dim_idx=0,
+                                   min=-1.0, max=1.0, seed=0) -> Variable:  # noqa: A002 - Paddle's names
+    """Uniform values in [min, max) of `shape` whose dim output_dim_idx is input's dim input_dim_idx."""
+    return _random_batch_size_like('uniform_random_batch_size_like', input, shape, dtype, input_dim_idx,
+                                   output_dim_idx, {'min': float(min), 'max': float(max), 'seed': seed})

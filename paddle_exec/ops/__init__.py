@@ -11,3 +11,4 @@ from . import lod_rules, sequence_pool, sequence_rows
 from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
 from . import collective
+from . import cropping, selection

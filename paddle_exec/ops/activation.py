@@ -70,6 +70,7 @@ ACTIVATIONS: dict[str, tuple[int, dict, tuple]] = {
     'floor': (K.FLOOR, _CUDNN, ()),
     'ceil': (K.CEIL, _CUDNN, ()),
     'round': (K.ROUND, _CUDNN, ()),
+    'soft_relu': (K.SOFT_RELU, {'threshold': 40.0}, ('threshold',)),
 }
 
 _forward_loop = K.forward_loop

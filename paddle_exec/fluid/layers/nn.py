@@ -131,3 +131,23 @@ from ...layers.loss_classification import chunk_eval, dice_loss  # noqa: E402
 from ...layers.metric import mean_iou  # noqa: E402
 
 __all__ += ['chunk_eval', 'dice_loss', 'mean_iou']
+# the rest of 1.8's nn.py (issue 12, S5)
+from ...layers.activation import soft_relu  # noqa: E402
+from ...layers.cropping import crop, crop_tensor, expand_as, random_crop  # noqa: E402
+from ...layers.math import clip_by_norm, elementwise_equal  # noqa: E402
+from ...layers.random import gaussian_random_batch_size_like, uniform_random_batch_size_like  # noqa: E402
+from ...layers.selection import (  # noqa: E402
+           filter_by_instag,
+           fsp_matrix,
+           gather_tree,
+           hash,
+           index_sample,
+           multiplex,
+           sampling_id,
+           shard_index,
+           similarity_focus,
+)
+
+__all__ += ['clip_by_norm', 'crop', 'crop_tensor', 'elementwise_equal', 'expand_as', 'filter_by_instag', 'fsp_matrix',
+            'gather_tree', 'gaussian_random_batch_size_like', 'hash', 'index_sample', 'multiplex', 'random_crop',
+            'sampling_id', 'shard_index', 'similarity_focus', 'soft_relu', 'uniform_random_batch_size_like']

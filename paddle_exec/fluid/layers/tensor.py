@@ -19,6 +19,7 @@ from ...layers.creation import (
            zeros,
            zeros_like,
 )
+from ...layers.control_flow import tensor_array_to_tensor
 from ...layers.indexing import argmax, argmin, argsort
 from ...layers.manipulation import concat, reverse
 from ...layers.math import has_inf, has_nan, isfinite, sums
@@ -26,5 +27,5 @@ from ...layers.matrix import eye, tril, triu
 
 __all__ = ['arange', 'argmax', 'argmin', 'argsort', 'assign', 'cast', 'concat', 'create_global_var',
            'create_parameter', 'create_tensor', 'eye', 'fill_constant', 'fill_constant_batch_size_like', 'has_inf',
-           'has_nan', 'isfinite', 'linspace', 'ones', 'ones_like', 'range', 'reverse', 'sums', 'tril', 'triu', 'zeros',
-           'zeros_like']
+           'has_nan', 'isfinite', 'linspace', 'ones', 'ones_like', 'range', 'reverse', 'sums', 'tensor_array_to_tensor', 'tril', 'triu',
+           'zeros', 'zeros_like']
