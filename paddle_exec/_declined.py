@@ -50,9 +50,27 @@ DOWNPOUR_INSTEAD = 'exe.run over a DataLoader, or fluid.dataset.InMemoryDataset 
 DYGRAPH = 'paddle_exec runs static graphs only (no dygraph / imperative mode)'
 DYGRAPH_INSTEAD = 'a Program built with fluid.layers / paddle.static, run by an Executor'
 CUSTOM_OPS = 'C++ custom operators need Paddle\'s C++ runtime; paddle_exec\'s ops are Python + numba'
+DYGRAPH_ONLY = 'it is dygraph-only in Paddle 2.6 (it raises in static mode there too); ' + DYGRAPH
 CUSTOM_OPS_INSTEAD = 'paddle.static.py_func, or an op registered in paddle_exec/ops/ (docs/architecture.md)'
 
 DECLINED: dict[str, dict[str, tuple[str, str]]] = {
+    'paddle': {
+        'CUDAPinnedPlace': (CPU_ONLY + ' (CUDA pinned host memory)', 'paddle.CPUPlace()'),
+        'DataParallel': (DYGRAPH + ' (DataParallel wraps a dygraph Layer)',
+                         'static.CompiledProgram(...).with_data_parallel() or fluid.ParallelExecutor'),
+        'as_strided': (DYGRAPH_ONLY + ' (strided views share memory with a dygraph tensor)',
+                       'paddle.reshape / slicing'),
+        'cauchy_': (DYGRAPH_ONLY + ' (an in-place random fill)', 'paddle.uniform and a transform'),
+        'geometric_': (DYGRAPH_ONLY + ' (an in-place random fill)', 'paddle.uniform and a transform'),
+        'get_cuda_rng_state': (CPU_ONLY + ' (it reads the CUDA generators)', 'paddle.get_rng_state'),
+        'grad': (DYGRAPH_ONLY, 'paddle.static.gradients or paddle.static.append_backward'),
+        'normal_': (DYGRAPH_ONLY + ' (an in-place random fill)', 'paddle.normal'),
+        'set_cuda_rng_state': (CPU_ONLY + ' (it sets the CUDA generators)', 'paddle.set_rng_state'),
+        'tolist': (DYGRAPH_ONLY, 'fetch the value with an Executor and call .tolist() on the numpy array'),
+        'unfold': (DYGRAPH_ONLY + ' (a strided view)', 'paddle.nn.functional.unfold (the im2col op)'),
+        'view': (DYGRAPH_ONLY + ' (a view sharing memory)', 'paddle.reshape or paddle.cast'),
+        'view_as': (DYGRAPH_ONLY + ' (a view sharing memory)', 'paddle.reshape(x, other.shape)'),
+    },
     'paddle.device': {
         'Event': (NO_STREAMS, STREAMS_INSTEAD),
         'IPUPlace': (IPU, USE_CPU_PLACE),

@@ -13,8 +13,8 @@ from ..inference.legacy import (  # noqa: F401  (1.8's inference API lives in co
     create_paddle_predictor,
 )
 
-__all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EnforceNotMet', 'EOFException', 'LoDTensor', 'LoDTensorArray', 'Scope',
-           'SelectedRows', 'VarDesc', 'VarType', 'get_cpu_device_count', 'get_cuda_device_count', 'globals',
+__all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EnforceNotMet', 'EOFException', 'LoDTensor', 'LoDTensorArray',
+           'Scope', 'SelectedRows', 'VarDesc', 'VarType', 'get_cpu_device_count', 'get_cuda_device_count', 'globals',
            'is_compiled_with_cuda']
 
 

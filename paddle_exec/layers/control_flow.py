@@ -31,7 +31,7 @@ from .creation import assign, fill_constant
 from .helper import LayerHelper
 from .math import equal, logical_and, logical_not
 
-__all__ = ['tensor_array_to_tensor', 'ConditionalBlock', 'cond', 'case', 'switch_case', 'Switch', 'IfElse', 'While', 'while_loop',
+__all__ = ['ConditionalBlock', 'cond', 'case', 'switch_case', 'Switch', 'IfElse', 'While', 'while_loop',
            'create_array', 'array_write', 'array_read', 'array_length', 'select_input', 'select_output',
            'split_lod_tensor', 'merge_lod_tensor', 'Print']
 
@@ -610,23 +610,3 @@ def array_length(array) -> Variable:
     tmp.stop_gradient = True
     helper.append_op('lod_array_length', {'X': [array]}, {'Out': [tmp]})
     return tmp
-
-
-def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
-    """(out, out_index): the tensors of the array `input` concatenated (or stacked) along `axis`, and each one's
-    size along it (int32)."""
-    if isinstance(input, list):
-        for i, x in enumerate(input):
-            if not isinstance(x, Variable):
-                raise TypeError("The type of 'input[%d]' in tensor_array_to_tensor must be Variable, but received %s"
-                                % (i, type(x)))
-    elif not isinstance(input, Variable):
-        raise TypeError("The type of 'input' in tensor_array_to_tensor must be Variable, but received %s"
-                        % type(input))
-    helper = LayerHelper('tensor_array_to_tensor', name=name)
-    dtype = input[0].dtype if isinstance(input, list) else input.dtype
-    out = helper.create_variable_for_type_inference(dtype=dtype)
-    out_index = helper.create_variable_for_type_inference(dtype='int32')
-    helper.append_op('tensor_array_to_tensor', {'X': input if isinstance(input, list) else [input]},
-                     {'Out': [out], 'OutIndex': [out_index]}, {'axis': axis, 'use_stack': use_stack})
-    return out, out_index

@@ -215,19 +215,6 @@ def clip(x, min, max, name=None):  # noqa: A002 - Paddle's argument names
     return out
 
 
-def clip_by_norm(x, max_norm, name=None):
-    """x scaled down to L2 norm max_norm when its norm is larger; the output is named `name` when given."""
-    check_variable_and_dtype(x, 'X', ['float32'], 'clip_by_norm')
-    if not isinstance(max_norm, float):
-        raise TypeError("The type of 'max_norm' in clip_by_norm must be float, but received %s." % type(max_norm))
-    helper = LayerHelper('clip_by_norm', name=name)
-    if name is None:
-        name = unique_name.generate_with_ignorable_key(helper.name + '.tmp')
-    out = helper.create_variable(type=x.type, name=name, dtype=x.dtype, persistable=False)
-    helper.append_op('clip_by_norm', {'X': [x]}, {'Out': [out]}, {'max_norm': max_norm})
-    return out
-
-
 def clamp(input, min=None, max=None, output=None, name=None):  # noqa: A002 - Paddle's argument names
     """fluid 1.8's clamp: a `clip`; an unset bound is sys.float_info.min / max as in 1.8 (so an unset min is the
     smallest positive double, 0 once stored as a float32 attribute); tensor bounds become Min / Max."""
@@ -287,14 +274,6 @@ def greater_equal(x, y, cond=None):
 
 def equal(x, y, cond=None):
     return compare_op('equal', x, y, cond)
-
-
-def elementwise_equal(x, y, name=None):
-    """fluid.layers.elementwise_equal: an `equal` op (force_cpu False) with a bool output that stops gradients."""
-    helper = LayerHelper('elementwise_equal', name=name)
-    out = helper.create_variable_for_type_inference(dtype='bool', stop_gradient=True)
-    helper.append_op('equal', {'X': [x], 'Y': [y]}, {'Out': [out]}, {'force_cpu': False})
-    return out
 
 
 def not_equal(x, y, cond=None):

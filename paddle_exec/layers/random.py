@@ -1,13 +1,16 @@
-"""Random tensors with fluid 1.8's signatures: randint, uniform_random, gaussian_random,
-gaussian_random_batch_size_like, uniform_random_batch_size_like.
+"""Random tensors with fluid 1.8's signatures: randint, uniform_random, gaussian_random, random_crop.
 
 uniform_random sets no dtype attribute (1.8 passes none, so the op's float32 default wins whatever `dtype` says);
 the shape may hold or be Variables (creation.shape_inputs).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..framework import unique_name
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
+from .checks import check_type, check_variable_and_dtype
 from .creation import shape_inputs
 from .helper import LayerHelper, named_output
 
@@ -65,30 +68,22 @@ def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype='float32') -> Variab
     return out
 
 
-def _random_batch_size_like(op_type: str, input, shape, dtype, input_dim_idx, output_dim_idx, attrs) -> Variable:
-    if convert_dtype(dtype) not in ('float16', 'float32', 'float64'):
-        raise TypeError("The data type of 'dtype' in fluid.layers.%s must be ['float16', 'float32', 'float64'], "
-                        'but received %s.' % (op_type, convert_dtype(dtype)))
-    if not isinstance(shape, (list, tuple)):
-        raise TypeError("The type of 'shape' in fluid.layers.%s must be list or tuple, but received %s."
-                        % (op_type, type(shape)))
-    helper = LayerHelper(op_type)
-    out = helper.create_variable_for_type_inference(to_var_type(dtype))
-    helper.append_op(op_type, {'Input': [input]}, {'Out': [out]},
-                     dict(attrs, shape=list(shape), input_dim_idx=input_dim_idx, output_dim_idx=output_dim_idx,
-                          dtype=int(to_var_type(dtype))))
+def random_crop(x, shape, seed=None):
+    """The trailing dims of every instance of x cropped to `shape` at a random offset; `seed` an int (kept in a
+    persistable `random_crop_seed` variable the op updates) or an int64 Variable."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'uint8', 'int16', 'int32'], 'random_crop')
+    check_type(shape, 'shape', (list, Variable), 'random_crop')
+    helper = LayerHelper('random_crop')
+    out = helper.create_variable_for_type_inference(x.dtype)
+    if seed is None:
+        seed = int(np.random.randint(-65536, 65536))
+    attrs = {'shape': list(shape)}
+    if isinstance(seed, int):
+        attrs['startup_seed'] = seed
+        seed = helper.create_variable(name=unique_name.generate('random_crop_seed'), dtype='int64',
+                                      persistable=True)
+    elif not isinstance(seed, Variable):
+        raise ValueError("'seed' must be a Variable or an int.")
+    helper.append_op(type='random_crop', inputs={'X': [x], 'Seed': [seed]},
+                     outputs={'Out': [out], 'SeedOut': [seed]}, attrs=attrs)
     return out
-
-
-def gaussian_random_batch_size_like(input, shape, input_dim_idx=0, output_dim_idx=0, mean=0.0, std=1.0, seed=0,
-                                    dtype='float32') -> Variable:
-    """Normal values of `shape` whose dim output_dim_idx is input's dim input_dim_idx at run time."""
-    return _random_batch_size_like('gaussian_random_batch_size_like', input, shape, dtype, input_dim_idx,
-                                   output_dim_idx, {'mean': float(mean), 'std': float(std), 'seed': seed})
-
-
-def uniform_random_batch_size_like(input, shape, dtype='float32', input_dim_idx=0, output_dim_idx=0,
-                                   min=-1.0, max=1.0, seed=0) -> Variable:  # noqa: A002 - Paddle's names
-    """Uniform values in [min, max) of `shape` whose dim output_dim_idx is input's dim input_dim_idx."""
-    return _random_batch_size_like('uniform_random_batch_size_like', input, shape, dtype, input_dim_idx,
-                                   output_dim_idx, {'min': float(min), 'max': float(max), 'seed': seed})

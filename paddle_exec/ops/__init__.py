@@ -11,4 +11,6 @@ from . import lod_rules, sequence_pool, sequence_rows
 from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
 from . import collective
-from . import cropping, selection
+from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
+from . import sampling, einsum
+from . import features

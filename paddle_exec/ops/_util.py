@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ['prod', 'runtime_ints', 'runtime_int', 'runtime_list', 'norm_axis', 'dims_text', 'must_copy',
-           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'batch_size_like_shape']
+           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'sum_to_shape']
 
 
 def prod(dims) -> int:
@@ -77,14 +77,12 @@ def shape_and_dtype_from_attrs(ctx) -> None:
     ctx.set_output('Out', ctx.attr('shape'), ctx.attr('dtype'))
 
 
-def batch_size_like_shape(shape, in_shape, in_idx: int, out_idx: int, op_type: str) -> list:
-    """The `..._batch_size_like` ops' output shape: `shape` with dim out_idx taken from the input's dim in_idx."""
-    shape = list(shape)
-    if not 0 <= in_idx < len(in_shape):
-        raise ValueError("operator '%s': input_dim_idx %d is out of range of the input's rank %d"
-                         % (op_type, in_idx, len(in_shape)))
-    if not 0 <= out_idx < len(shape):
-        raise ValueError("operator '%s': output_dim_idx %d is out of range of the shape's rank %d"
-                         % (op_type, out_idx, len(shape)))
-    shape[out_idx] = in_shape[in_idx]
-    return shape
+def sum_to_shape(g, shape: tuple):
+    """Sums the dims `g` gained by broadcasting against an operand of `shape` (numpy alignment): the gradient of
+    a broadcast operand."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=axes).reshape(shape) if axes else g.reshape(shape)

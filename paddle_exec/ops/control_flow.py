@@ -54,7 +54,7 @@ import numpy as np
 
 from ..framework.lod import NO_LOD, companion
 from ..framework.program import Block
-from ..framework.registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, lod_rule, shape_rule
+from ..framework.registry import _grad_shape_rule, defop, grad_rule, kernel_rule, lod_rule, shape_rule
 from ..framework.scope import LoDTensorArray
 from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
 
@@ -552,72 +552,6 @@ def _lod_array_length_shape(ctx):
 @kernel_rule('lod_array_length')
 def _lod_array_length_kernel(spec):
     return lambda array: (np.array([0 if array is None else len(array)], dtype=np.int64),)
-
-
-# --- tensor_array_to_tensor: the array's tensors concatenated (or stacked) along `axis` -------------------------
-# OutIndex [n] int32 holds each tensor's dim `axis` (also when stacked, as Paddle 1.8 does); the gradient splits Out@GRAD
-# back into an array of the tensors' shapes.
-
-defop('tensor_array_to_tensor', ['X'], ['Out', 'OutIndex'], {'axis': 1, 'use_stack': False},
-      grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
-
-
-@shape_rule('tensor_array_to_tensor')
-def _tensor_array_to_tensor_shape(ctx):
-    arr = ctx.input_var('X')
-    shape = list(arr.shape) if arr is not None and arr.has_shape() else []
-    if shape:
-        axis = int(ctx.attr('axis'))
-        if ctx.attr('use_stack'):
-            axis = axis + len(shape) + 1 if axis < 0 else axis
-            shape.insert(axis, -1)
-        else:
-            shape[axis if axis >= 0 else axis + len(shape)] = -1
-    ctx.set_output('Out', tuple(shape) if shape else None, arr.dtype if arr is not None else None)
-    ctx.set_output('OutIndex', (-1,), 'int32')
-
-
-def _array_items(array, op_type: str) -> list:
-    items = [a for a in (array or []) if a is not None]
-    if not items:
-        raise ValueError("%s: the tensor array Input(X) is empty" % op_type)
-    return items
-
-
-@kernel_rule('tensor_array_to_tensor')
-def _tensor_array_to_tensor_kernel(spec):
-    axis, use_stack = int(spec.attr('axis')), bool(spec.attr('use_stack'))
-
-    def run(array):
-        items = _array_items(array, 'tensor_array_to_tensor')
-        sizes = np.array([a.shape[axis] for a in items], np.int32)
-        return (np.stack(items, axis=axis) if use_stack else np.concatenate(items, axis=axis)), sizes
-    return run
-
-
-@kernel_rule('tensor_array_to_tensor_grad')
-def _tensor_array_to_tensor_grad_kernel(spec):
-    axis, use_stack = int(spec.attr('axis')), bool(spec.attr('use_stack'))
-
-    def run(array, dout):
-        items = _array_items(array, 'tensor_array_to_tensor_grad')
-        grads = LoDTensorArray()
-        if use_stack:
-            for k in range(len(items)):
-                list.append(grads, np.take(dout, k, axis=axis))
-            return (grads,)
-        cuts = np.cumsum([a.shape[axis] for a in items])[:-1]
-        for piece in np.split(dout, cuts, axis=axis):
-            list.append(grads, np.ascontiguousarray(piece))
-        return (grads,)
-    return run
-
-
-@shape_rule('tensor_array_to_tensor_grad')
-def _tensor_array_to_tensor_grad_shape(ctx):
-    arr = ctx.input_var('X')
-    if arr is not None:
-        ctx.set_output('X@GRAD', arr.shape if arr.has_shape() else None, arr.dtype, type=arr.type)
 
 
 # --- split_lod_tensor / merge_lod_tensor: IfElse's row routing (level 0, no LoD) ---------------------------------

@@ -22,7 +22,7 @@ import numpy as np
 from ..framework.dtype import VarType, to_numpy
 from ..framework.registry import defop, grad_rule, kernel_rule, shape_rule
 from ..kernels import creation as K
-from ._util import batch_size_like_shape, dims_text, prod, runtime_ints, same_shape_as_x, shape_and_dtype_from_attrs
+from ._util import dims_text, prod, runtime_ints, same_shape_as_x, shape_and_dtype_from_attrs
 
 __all__ = ['constant_value']
 
@@ -120,9 +120,21 @@ defop('fill_constant_batch_size_like', ['Input'], ['Out'],
        'force_cpu': False})
 
 
+def _batch_size_like_shape(shape, in_shape, in_idx, out_idx, op_type):
+    shape = list(shape)
+    if not 0 <= in_idx < len(in_shape):
+        raise ValueError("operator '%s': input_dim_idx %d is out of range of the input's rank %d"
+                         % (op_type, in_idx, len(in_shape)))
+    if not 0 <= out_idx < len(shape):
+        raise ValueError("operator '%s': output_dim_idx %d is out of range of the shape's rank %d"
+                         % (op_type, out_idx, len(shape)))
+    shape[out_idx] = in_shape[in_idx]
+    return shape
+
+
 @shape_rule('fill_constant_batch_size_like')
 def _fill_batch_like_shape(ctx):
-    ctx.set_output('Out', batch_size_like_shape(ctx.attr('shape'), ctx.in_shape('Input'), ctx.attr('input_dim_idx'),
+    ctx.set_output('Out', _batch_size_like_shape(ctx.attr('shape'), ctx.in_shape('Input'), ctx.attr('input_dim_idx'),
                                                  ctx.attr('output_dim_idx'), ctx.op.type), ctx.attr('dtype'))
 
 
@@ -133,12 +145,12 @@ def _fill_batch_like(spec):
     args = (spec.attr('shape'), spec.attr('input_dim_idx'), spec.attr('output_dim_idx'), spec.type)
 
     def run(x):
-        return (np.full(batch_size_like_shape(args[0], x.shape, *args[1:]), value, dtype=dtype),)
+        return (np.full(_batch_size_like_shape(args[0], x.shape, *args[1:]), value, dtype=dtype),)
     if spec.lod is not None and spec.lod.reads:
         # a LoD input (ops/lod_rules.py): as in Paddle, its batch is its number of sequences (last level)
         def run_lod(x, x_lod):
             batch = (x_lod[-1].shape[0] - 1,) + x.shape[1:] if x_lod else x.shape
-            return (np.full(batch_size_like_shape(args[0], batch, *args[1:]), value, dtype=dtype),)
+            return (np.full(_batch_size_like_shape(args[0], batch, *args[1:]), value, dtype=dtype),)
         return run_lod
     return run
 

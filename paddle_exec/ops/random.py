@@ -5,8 +5,6 @@
     gaussian_random(ShapeTensor?, ShapeTensorList?) -> Out      attrs shape, dtype, seed, mean, std
     truncated_gaussian_random() -> Out                          normal values redrawn until within 2 std
     randint(ShapeTensor?, ShapeTensorList?) -> Out              attrs shape, low, high (exclusive), seed, dtype
-    gaussian_random_batch_size_like(Input), uniform_random_batch_size_like(Input) -> Out
-                                         `shape` with dim output_dim_idx taken from Input's dim input_dim_idx
 
 Every one is stateful (never deduplicated or skipped) and takes its seed when its kernel is made, once per plan,
 from framework/random.py's `op_seed`: its nonzero `seed` attribute, else the next seed of paddle.seed's generator,
@@ -19,7 +17,7 @@ import numpy as np
 from ..framework.dtype import VarType, to_numpy
 from ..framework.random import op_seed
 from ..framework.registry import defop, kernel_rule, shape_rule
-from ._util import batch_size_like_shape, runtime_ints, shape_and_dtype_from_attrs
+from ._util import runtime_ints, shape_and_dtype_from_attrs
 
 __all__: list[str] = []
 
@@ -117,47 +115,4 @@ def _randint(spec):
 
     def run(shape_tensor=None, shape_list=None):
         return (rng.integers(low, high, _random_out_shape(shape, shape_tensor, shape_list)).astype(dtype),)
-    return run
-
-
-# --- gaussian_random_batch_size_like, uniform_random_batch_size_like ----------------------------------------------
-# `shape` with dim output_dim_idx taken from Input's dim input_dim_idx (fill_constant_batch_size_like's rule)
-
-_BATCH_LIKE = {'shape': [], 'input_dim_idx': 0, 'output_dim_idx': 0, 'seed': 0, 'dtype': 5}
-defop('gaussian_random_batch_size_like', ['Input'], ['Out'], {**_BATCH_LIKE, 'mean': 0.0, 'std': 1.0},
-      stateful=True)
-defop('uniform_random_batch_size_like', ['Input'], ['Out'],
-      {**_BATCH_LIKE, 'min': -1.0, 'max': 1.0, 'diag_num': 0, 'diag_step': 0, 'diag_val': 1.0}, stateful=True)
-
-
-def _batch_like_shape(spec_or_ctx, in_shape):
-    return batch_size_like_shape(spec_or_ctx.attr('shape'), in_shape, int(spec_or_ctx.attr('input_dim_idx')),
-                                 int(spec_or_ctx.attr('output_dim_idx')), spec_or_ctx.op.type)
-
-
-@shape_rule('gaussian_random_batch_size_like')
-@shape_rule('uniform_random_batch_size_like')
-def _random_batch_like_shape(ctx):
-    ctx.set_output('Out', _batch_like_shape(ctx, ctx.in_shape('Input')), ctx.attr('dtype'))
-
-
-@kernel_rule('gaussian_random_batch_size_like')
-def _gaussian_random_batch_like(spec):
-    rng, dtype = _rng(spec), to_numpy(spec.attr('dtype'))
-    mean, std = spec.attr('mean'), spec.attr('std')
-    return lambda x: (rng.normal(mean, std, _batch_like_shape(spec, x.shape)).astype(dtype),)
-
-
-@kernel_rule('uniform_random_batch_size_like')
-def _uniform_random_batch_like(spec):
-    rng, dtype = _rng(spec), to_numpy(spec.attr('dtype'))
-    lo, hi = spec.attr('min'), spec.attr('max')
-    diag_num, diag_step, diag_val = spec.attr('diag_num'), spec.attr('diag_step'), spec.attr('diag_val')
-
-    def run(x):
-        out = rng.uniform(lo, hi, _batch_like_shape(spec, x.shape)).astype(dtype)
-        flat = out.reshape(-1)
-        for i in range(diag_num):
-            flat[i * diag_step + i] = diag_val
-        return (out,)
     return run

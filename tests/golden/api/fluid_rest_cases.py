@@ -63,9 +63,6 @@ def cases(fluid) -> dict:
          lambda v: L.shard_index(v['x'], index_num=20, nshards=3, shard_id=1))
     case('shard_index_ignore', {'x': (np.array([[1], [4], [5], [8]], 'int64'), None)},
          lambda v: L.shard_index(v['x'], index_num=9, nshards=2, shard_id=0, ignore_value=-5))
-    case('gather_tree', {'ids': (arr((4, 2, 3), 21, 'int64', 0, 10), None),
-                         'parents': (arr((4, 2, 3), 22, 'int64', 0, 3), None)},
-         lambda v: L.gather_tree(v['ids'], v['parents']))
     probs = np.random.RandomState(23).rand(5, 4).astype('float32')
     case('sampling_id', {'x': (probs / probs.sum(1, keepdims=True), None)},
          lambda v: L.sampling_id(v['x'], seed=7))

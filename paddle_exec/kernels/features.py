@@ -1,9 +1,7 @@
-"""Numba loops of the selection ops (ops/selection.py): values picked, traced back or hashed per row.
+"""Numba loops of fluid 1.8's feature ops (ops/features.py): a focus mask picked per plane, rows hashed.
 
-    gather_tree(ids, parents)             [T, B, K] beam-search ids traced back from the last step's parents
     similarity_focus(x, axis, indexes)    the 0/1 mask of Paddle's similarity_focus (greedy row/column picks)
     xxh64_rows(rows_u8, num_hash, mod_by) XXH64 of each row's bytes with seeds 0..num_hash-1, mod mod_by
-    sampling_ids(probs, draws)            per row, the first index where the running sum passes the draw
 
 XXH64 is Yann Collet's 64-bit xxHash (the function Paddle's hash op calls), written over uint64 with wrapping
 multiplication; every constant is a uint64 so numba never promotes to float.
@@ -14,25 +12,9 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['gather_tree', 'similarity_focus', 'xxh64_rows', 'sampling_ids']
+__all__ = ['similarity_focus', 'xxh64_rows']
 
 _jit = kernel_jit()
-
-
-@_jit
-def gather_tree(ids, parents):
-    t_max, batch, beam = ids.shape
-    out = np.empty_like(ids)
-    if t_max == 0:
-        return out
-    for b in range(batch):
-        for k in range(beam):
-            out[t_max - 1, b, k] = ids[t_max - 1, b, k]
-            parent = parents[t_max - 1, b, k]
-            for t in range(t_max - 2, -1, -1):
-                out[t, b, k] = ids[t, b, parent]
-                parent = parents[t, b, parent]
-    return out
 
 
 @_jit
@@ -182,22 +164,4 @@ def xxh64_rows(rows_u8, num_hash, mod_by):
     for r in range(rows_u8.shape[0]):
         for k in range(num_hash):
             out[r, k] = xxh64(rows_u8[r], k) % mod
-    return out
-
-
-@_jit
-def sampling_ids(probs, draws):
-    """Paddle's sampling_id: for row i, subtract the probabilities from draws[i] in order and take the first
-    index where it goes below zero (the last index if it never does)."""
-    n, width = probs.shape
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        r = draws[i]
-        idx = width - 1
-        for j in range(width):
-            r -= probs[i, j]
-            if r < 0:
-                idx = j
-                break
-        out[i] = idx
     return out

@@ -1,5 +1,5 @@
-"""Selection builders of fluid 1.8's layers.nn (ops/selection.py): index_sample, multiplex, shard_index,
-gather_tree, similarity_focus, hash, sampling_id, fsp_matrix, filter_by_instag. Each appends Paddle 1.8's op
+"""Feature builders of fluid 1.8's layers.nn (ops/features.py): similarity_focus, hash, fsp_matrix,
+filter_by_instag. Each appends Paddle 1.8's op
 with its inputs and attributes; the argument checks use Paddle's wording.
 """
 from __future__ import annotations
@@ -10,8 +10,7 @@ from ..framework.variable import Variable
 from .checks import check_type, check_variable_and_dtype
 from .helper import LayerHelper
 
-__all__ = ['index_sample', 'multiplex', 'shard_index', 'gather_tree', 'similarity_focus', 'hash', 'sampling_id',
-           'fsp_matrix', 'filter_by_instag']
+__all__ = ['similarity_focus', 'hash', 'fsp_matrix', 'filter_by_instag']
 
 
 def _one_op(op_type: str, inputs: dict, out_dtype, attrs=None, helper_name=None, stop_gradient=False) -> Variable:
@@ -19,41 +18,6 @@ def _one_op(op_type: str, inputs: dict, out_dtype, attrs=None, helper_name=None,
     out = helper.create_variable_for_type_inference(dtype=out_dtype, stop_gradient=stop_gradient)
     helper.append_op(type=op_type, inputs=inputs, outputs={'Out': [out]}, attrs=attrs or {})
     return out
-
-
-def index_sample(x, index):
-    """Out[i, j] = x[i, index[i, j]]."""
-    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'int32', 'int64'], 'fluid.layers.index_sample')
-    check_variable_and_dtype(index, 'index', ['int32', 'int64'], 'fluid.layers.index_sample')
-    return _one_op('index_sample', {'X': [x], 'Index': [index]}, x.dtype)
-
-
-def multiplex(inputs, index):
-    """Row i of the output is row i of inputs[index[i]]."""
-    check_type(inputs, 'inputs', (list), 'multiplex')
-    if len(inputs) < 2:
-        raise ValueError('inputs should be a list object with at least 2 elements.')
-    for i, x in enumerate(inputs):
-        check_variable_and_dtype(x, 'input[' + str(i) + ']', ['float32', 'float64', 'int32', 'int64'], 'multiplex')
-    check_variable_and_dtype(index, 'index', ['int32', 'int64'], 'multiplex')
-    return _one_op('multiplex', {'X': list(inputs), 'Ids': [index]}, inputs[0].dtype)
-
-
-def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
-    """The index within shard `shard_id` of each label, ignore_value for labels of other shards."""
-    check_variable_and_dtype(input, 'input', ['int64'], 'shard_index')
-    if shard_id < 0 or shard_id >= nshards:
-        raise ValueError('The shard_id(%d) should be in [0, %d)' % (shard_id, nshards))
-    return _one_op('shard_index', {'X': [input]}, input.dtype,
-                   {'index_num': index_num, 'nshards': nshards, 'shard_id': shard_id, 'ignore_value': ignore_value},
-                   stop_gradient=True)
-
-
-def gather_tree(ids, parents):
-    """The full beam-search sequences, traced back from the last step through `parents` ([T, B, beam])."""
-    check_variable_and_dtype(ids, 'ids', ['int32', 'int64'], 'gather_tree')
-    check_variable_and_dtype(parents, 'parents', ['int32', 'int64'], 'gather_tree')
-    return _one_op('gather_tree', {'Ids': [ids], 'Parents': [parents]}, ids.dtype)
 
 
 def similarity_focus(input, axis, indexes, name=None):
@@ -72,12 +36,6 @@ def hash(input, hash_size, num_hash=1, name=None):  # noqa: A001 - Paddle's name
     check_type(num_hash, 'num_hash', int, 'hash')
     return _one_op('hash', {'X': [input]}, input.dtype, {'num_hash': num_hash, 'mod_by': hash_size},
                    stop_gradient=True)
-
-
-def sampling_id(x, min=0.0, max=1.0, seed=0, dtype='float32'):  # noqa: A002 - Paddle's names
-    """An int64 [N] index per row, drawn from the row's probabilities."""
-    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'sampling_id')
-    return _one_op('sampling_id', {'X': [x]}, dtype, {'min': min, 'max': max, 'seed': seed})
 
 
 def fsp_matrix(x, y):
