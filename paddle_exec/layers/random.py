@@ -11,6 +11,7 @@ from ..framework import unique_name
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
 from .checks import check_type, check_variable_and_dtype
+from ..initializer import ConstantInitializer
 from .creation import shape_inputs
 from .helper import LayerHelper, named_output
 
@@ -70,7 +71,9 @@ def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype='float32') -> Variab
 
 def random_crop(x, shape, seed=None):
     """The trailing dims of every instance of x cropped to `shape` at a random offset; `seed` an int (kept in a
-    persistable `random_crop_seed` variable the op updates) or an int64 Variable."""
+    persistable `random_crop_seed` variable the op updates) or an int64 Variable. Paddle's kernel falls back to
+    `startup_seed` while the seed variable is uninitialized; here the startup program sets it to that seed (a
+    value every run reads must exist), which draws the same crops."""
     check_variable_and_dtype(x, 'x', ['float32', 'float64', 'uint8', 'int16', 'int32'], 'random_crop')
     check_type(shape, 'shape', (list, Variable), 'random_crop')
     helper = LayerHelper('random_crop')
@@ -80,8 +83,10 @@ def random_crop(x, shape, seed=None):
     attrs = {'shape': list(shape)}
     if isinstance(seed, int):
         attrs['startup_seed'] = seed
+        seed_value = seed
         seed = helper.create_variable(name=unique_name.generate('random_crop_seed'), dtype='int64',
-                                      persistable=True)
+                                      persistable=True, shape=[1])
+        helper.set_variable_initializer(seed, ConstantInitializer(float(seed_value)))
     elif not isinstance(seed, Variable):
         raise ValueError("'seed' must be a Variable or an int.")
     helper.append_op(type='random_crop', inputs={'X': [x], 'Seed': [seed]},
