@@ -10,8 +10,8 @@ import numpy as np
 from ..framework import unique_name
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
-from .checks import check_type, check_variable_and_dtype
 from ..initializer import ConstantInitializer
+from .checks import check_type, check_variable_and_dtype
 from .creation import shape_inputs
 from .helper import LayerHelper, named_output
 
