@@ -158,12 +158,6 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'HashName': (PS + ' (HashName places parameters on pservers)', PS_INSTEAD),
         'RoundRobin': (PS + ' (RoundRobin places parameters on pservers)', PS_INSTEAD),
     },
-    'paddle.fluid.transpiler.collective': {
-        'GradAllReduce': ('the collective transpiler inserts NCCL all-reduce ops between trainer processes; '
-                          'paddle_exec runs data parallelism inside one process', PS_INSTEAD),
-        'LocalSGD': ('the collective transpiler inserts NCCL all-reduce ops between trainer processes; '
-                     'paddle_exec runs data parallelism inside one process', PS_INSTEAD),
-    },
     'paddle.inference': {
         'XpuConfig': (CPU_ONLY + ' (no Kunlun XPU)', 'paddle.inference.Config (CPU)'),
         'convert_to_mixed_precision': ('mixed precision needs half-precision kernels, which paddle_exec does not '
