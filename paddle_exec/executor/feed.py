@@ -119,7 +119,7 @@ def as_fetch_result(value, return_numpy: bool, copy: bool, lod=NO_LOD, name: str
     """A fetched value as the caller gets it. Copied when asked (it outlives the run) or when it is a view of
     another array (a reshape of a parameter): the caller's result must not change with later runs. A value with a
     LoD comes back as a LoDTensor holding it; asked for as an array, it raises Paddle's RuntimeError. A tensor array
-comes back as a list of its tensors (arrays, or LoDTensors with return_numpy=False), as in Paddle 1.8."""
+    comes back as a list of its tensors (arrays, or LoDTensors with return_numpy=False), as in Paddle 1.8."""
     if value is None:
         return None
     if lod and return_numpy:

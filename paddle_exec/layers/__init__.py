@@ -25,6 +25,7 @@ The modules import downward only, from the bottom:
     sparse        SelectedRows: merge_selected_rows, get_tensor_from_selected_rows
     features      similarity_focus, hash, fsp_matrix, filter_by_instag
     contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
+    contrib_rec   fluid.contrib's tdm_child, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling
     encoding      add_position_encoding, continuous_value_model
     loss_ranking, loss_sampled, loss_classification   the other losses (rank, nce, hsigmoid, center, focal, ...)
                                                       and the sequence metrics edit_distance / chunk_eval

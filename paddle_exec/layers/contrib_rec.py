@@ -1,0 +1,82 @@
+"""fluid.contrib.layers' recommendation builders (ops/contrib_rec.py): tdm_child, shuffle_batch,
+fused_embedding_seq_pool, sequence_topk_avg_pooling, with Paddle 1.8's parameters, inputs and attributes."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import unique_name
+from ..framework.dtype import convert_dtype, to_var_type
+from ..framework.variable import Variable
+from ..initializer import ConstantInitializer
+from .helper import LayerHelper
+
+__all__ = ['tdm_child', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling']
+
+
+def tdm_child(x, node_nums, child_nums, param_attr=None, dtype='int32'):
+    """(child, leaf_mask): the children of each node id of x in the tree parameter TreeInfo ([node_nums,
+    3 + child_nums]: item_id, layer_id, parent_id, children), and 1 where a child is an item."""
+    if convert_dtype(dtype) not in ('int32', 'int64'):
+        raise TypeError("The data type of 'dtype' in fluid.contrib.layers.tdm_child must be ['int32', 'int64'], "
+                        "but received %s." % convert_dtype(dtype))
+    helper = LayerHelper('tdm_child')
+    tree_info = helper.create_parameter(attr=param_attr, shape=[node_nums, 3 + child_nums], dtype=dtype,
+                                        default_initializer=ConstantInitializer(0))
+    tree_info.stop_gradient = True
+    child = helper.create_variable_for_type_inference(dtype=dtype)
+    leaf_mask = helper.create_variable_for_type_inference(dtype=dtype)
+    helper.append_op(type='tdm_child', inputs={'X': [x], 'TreeInfo': [tree_info]},
+                     outputs={'Child': [child], 'LeafMask': [leaf_mask]},
+                     attrs={'child_nums': child_nums, 'dtype': int(to_var_type(dtype))})
+    child.stop_gradient = leaf_mask.stop_gradient = True
+    return child, leaf_mask
+
+
+def shuffle_batch(x, seed=None):
+    """The rows of x (as [-1, last dim]) in a random order; `seed` an int (kept in a persistable
+    `shuffle_batch_seed` variable the op advances; default the program's random_seed, else a random one) or an int64
+    Variable. The startup program sets the seed variable to the int (Paddle's kernel reads `startup_seed` while the
+    variable is uninitialized: the same draws)."""
+    helper = LayerHelper('shuffle_batch')
+    out = helper.create_variable_for_type_inference(dtype=x.dtype)
+    shuffle_idx = helper.create_variable_for_type_inference(dtype=np.int64)
+    if seed is None and helper.main_program.random_seed != 0:
+        seed = helper.main_program.random_seed
+    if seed is None:
+        seed = int(np.random.randint(-65536, 65535))
+    attrs = {}
+    if isinstance(seed, int):
+        attrs['startup_seed'] = seed
+        seed_value = seed
+        seed = helper.create_variable(name=unique_name.generate('shuffle_batch_seed'), dtype='int64',
+                                      persistable=True, shape=[1])
+        helper.set_variable_initializer(seed, ConstantInitializer(float(seed_value)))
+    elif not isinstance(seed, Variable):
+        raise ValueError("'seed' must be a Variable or an int.")
+    helper.append_op(type='shuffle_batch', inputs={'X': [x], 'Seed': [seed]},
+                     outputs={'Out': [out], 'ShuffleIdx': [shuffle_idx], 'SeedOut': [seed]}, attrs=attrs)
+    return out
+
+
+def fused_embedding_seq_pool(input, size, is_sparse=False, padding_idx=None, combiner='sum',  # noqa: A002
+                             param_attr=None, dtype='float32'):
+    """[sequences, size[1]]: the embedding rows of each sequence of the LoD ids `input` summed (one op); a
+    negative padding_idx counts from the vocabulary's end."""
+    helper = LayerHelper('fused_embedding_seq_pool')
+    w = helper.create_parameter(attr=param_attr, shape=size, dtype=dtype, is_bias=False)
+    out = helper.create_variable_for_type_inference(dtype)
+    padding_idx = -1 if padding_idx is None else padding_idx if padding_idx >= 0 else size[0] + padding_idx
+    helper.append_op(type='fused_embedding_seq_pool', inputs={'Ids': [input], 'W': [w]}, outputs={'Out': [out]},
+                     attrs={'is_sparse': is_sparse, 'combiner': combiner, 'padding_idx': padding_idx})
+    return out
+
+
+def sequence_topk_avg_pooling(input, row, col, topks, channel_num):  # noqa: A002 - Paddle's argument name
+    """[rows, channel_num * len(topks)]: per row of each channel of the match matrices in `input` (LoD; row and
+    col give each sequence's rows and columns as LoD), the averages of its top-k values for each k of topks."""
+    helper = LayerHelper('sequence_topk_avg_pooling')
+    out = helper.create_variable_for_type_inference(dtype=input.dtype)
+    pos = helper.create_variable_for_type_inference(dtype=input.dtype, stop_gradient=True)
+    helper.append_op(type='sequence_topk_avg_pooling', inputs={'X': [input], 'ROW': [row], 'COLUMN': [col]},
+                     outputs={'Out': [out], 'pos': [pos]}, attrs={'topks': list(topks), 'channel_num': channel_num})
+    return out
