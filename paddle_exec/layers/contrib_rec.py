@@ -1,5 +1,6 @@
-"""fluid.contrib.layers' recommendation builders (ops/contrib_rec.py): tdm_child, shuffle_batch,
-fused_embedding_seq_pool, sequence_topk_avg_pooling, with Paddle 1.8's parameters, inputs and attributes."""
+"""fluid.contrib.layers' recommendation and text-matching builders (ops/contrib_rec.py): tdm_child,
+shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor, with Paddle 1.8's
+parameters, inputs and attributes."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,8 @@ from ..framework.variable import Variable
 from ..initializer import ConstantInitializer
 from .helper import LayerHelper
 
-__all__ = ['tdm_child', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling']
+__all__ = ['tdm_child', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling',
+           'match_matrix_tensor']
 
 
 def tdm_child(x, node_nums, child_nums, param_attr=None, dtype='int32'):
@@ -80,3 +82,16 @@ def sequence_topk_avg_pooling(input, row, col, topks, channel_num):  # noqa: A00
     helper.append_op(type='sequence_topk_avg_pooling', inputs={'X': [input], 'ROW': [row], 'COLUMN': [col]},
                      outputs={'Out': [out], 'pos': [pos]}, attrs={'topks': list(topks), 'channel_num': channel_num})
     return out
+
+
+def match_matrix_tensor(x, y, channel_num, act=None, param_attr=None, dtype='float32', name=None):
+    """(out, tmp): the channel_num match matrices x_b W_t y_b^T of each pair of sequences of the LoD inputs x and
+    y (W the [x width, channel_num, y width] parameter), flattened into a LoD [-1, 1] tensor, then `act`."""
+    helper = LayerHelper('match_matrix_tensor', name=name, act=act)
+    w = helper.create_parameter(attr=param_attr, shape=[x.shape[1], channel_num, y.shape[1]], dtype=dtype,
+                                is_bias=False)
+    mm_res = helper.create_variable_for_type_inference(dtype)
+    tmp_res = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op(type='match_matrix_tensor', inputs={'X': [x], 'Y': [y], 'W': [w]},
+                     outputs={'Out': [mm_res], 'Tmp': [tmp_res]}, attrs={'dim_t': channel_num})
+    return helper.append_activation(mm_res), tmp_res

@@ -1,5 +1,5 @@
-"""fluid.contrib's recommendation ops (Paddle 1.8): tree-based deep-model lookups, batch shuffling, pooled
-embeddings and top-k pooling of match matrices.
+"""fluid.contrib's recommendation and text-matching ops (Paddle 1.8): tree-based deep-model lookups, batch
+shuffling, pooled embeddings, match matrices and their top-k pooling.
 
     tdm_child     X int [...] node ids, TreeInfo int [nodes, 3 + child_nums] (item_id, layer, parent, children)
                   -> Child [..., child_nums] the node's children (0s for node 0 or a leaf), LeafMask [..., child_nums]
@@ -16,6 +16,9 @@ embeddings and top-k pooling of match matrices.
                   topks[k]), LoD of ROW; pos int32 [sum rows_i, channel_num * max(topks)]: the rows' top positions
                   as flat indices into X (-1 past the row's columns; Paddle keeps column indices there). Grad: each
                   picked value gets Out@GRAD / topks[k].
+    match_matrix_tensor  X LoD [Tx, H], Y LoD [Ty, H], W [H, dim_t, H] -> Out [sum dim_t * len_x * len_y, 1]
+                  (per sequence pair b, [dim_t, len_x, len_y] = X_b W[:, t, :] Y_b^T, flattened; LoD of those
+                  sizes), Tmp [Tx * dim_t * H, 1] = X W (flattened); attr dim_t. Grad: X, Y and W.
 """
 from __future__ import annotations
 
@@ -289,4 +292,93 @@ def _topk_pool_grad_kernel(spec):
                 valid = idx >= 0
                 np.add.at(dx, idx[valid], np.broadcast_to(g, idx.shape)[valid])
         return (dx.reshape(x.shape),)
+    return run
+
+
+# --- match_matrix_tensor ----------------------------------------------------------------------------------------
+
+defop('match_matrix_tensor', ['X', 'Y', 'W'], ['Out', 'Tmp'], {'dim_t': 1},
+      grad=GradSpec(('X', 'Y', 'W', 'Tmp', 'Out@GRAD'), ('X@GRAD', 'Y@GRAD', 'W@GRAD')))
+
+
+@shape_rule('match_matrix_tensor')
+def _match_matrix_shape(ctx):
+    x, y, w = ctx.in_shape('X'), ctx.in_shape('Y'), ctx.in_shape('W')
+    dim_t = int(ctx.attr('dim_t'))
+    if len(x) != 2 or len(y) != 2 or len(w) != 3:
+        raise ValueError("operator 'match_matrix_tensor': X and Y must be 2-D and W 3-D, got %s, %s and %s"
+                         % (list(x), list(y), list(w)))
+    if (x[1] >= 0 and w[0] != x[1]) or (y[1] >= 0 and w[2] != y[1]) or w[1] != dim_t:
+        raise ValueError("operator 'match_matrix_tensor': W must be [X's width, dim_t, Y's width] = [%d, %d, %d], "
+                         "got %s" % (x[1], dim_t, y[1], list(w)))
+    ctx.set_output('Out', (-1, 1), ctx.in_dtype('X'))
+    ctx.set_output('Tmp', (-1, 1), ctx.in_dtype('X'))
+
+
+@lod_rule('match_matrix_tensor')
+def _match_matrix_lod(ctx):
+    ctx.read('X')
+    ctx.read('Y')
+    ctx.compute('Out', 1)
+
+
+def _pairs(spec, x, y, x_lod, y_lod):
+    op = 'MatchMatrixTensorOp'
+    xo = last_level(x_lod, x, op, input_name(spec, 'X'))
+    yo = last_level(y_lod, y, op, input_name(spec, 'Y'), 'Y')
+    if len(xo) != len(yo):
+        raise EnforceNotMet('%s: Input(X) and Input(Y) must hold as many sequences, got %d and %d'
+                            % (op, len(xo) - 1, len(yo) - 1))
+    return [(int(xo[b]), int(xo[b + 1]), int(yo[b]), int(yo[b + 1])) for b in range(len(xo) - 1)]
+
+
+@kernel_rule('match_matrix_tensor')
+def _match_matrix_kernel(spec):
+    def run(x, y, w, x_lod, y_lod):
+        h, dim_t = w.shape[0], w.shape[1]
+        tmp = (x @ w.reshape(h, dim_t * w.shape[2])).reshape(x.shape[0], dim_t, w.shape[2])
+        pieces, offsets = [], [0]
+        for x0, x1, y0, y1 in _pairs(spec, x, y, x_lod, y_lod):
+            block = np.einsum('ith,jh->tij', tmp[x0:x1], y[y0:y1])          # [dim_t, len_x, len_y]
+            pieces.append(block.reshape(-1))
+            offsets.append(offsets[-1] + block.size)
+        out = np.concatenate(pieces) if pieces else np.zeros(0, x.dtype)
+        return (out.reshape(-1, 1).astype(x.dtype, copy=False), tmp.reshape(-1, 1),
+                as_lod([np.array(offsets, np.int64)]))
+    return run
+
+
+@shape_rule('match_matrix_tensor_grad')
+def _match_matrix_grad_shape(ctx):
+    for slot in ('X', 'Y', 'W'):
+        if ctx.has_output(slot + '@GRAD'):
+            ctx.set_output(slot + '@GRAD', ctx.in_shape(slot), ctx.in_dtype(slot))
+
+
+@lod_rule('match_matrix_tensor_grad')
+def _match_matrix_grad_lod(ctx):
+    ctx.read('X')
+    ctx.read('Y')
+    ctx.share('X', 'X@GRAD')
+    ctx.share('Y', 'Y@GRAD')
+
+
+@kernel_rule('match_matrix_tensor_grad')
+def _match_matrix_grad_kernel(spec):
+    def run(x, y, w, tmp, dout, x_lod, y_lod):
+        h, dim_t, hy = w.shape
+        tmp = tmp.reshape(x.shape[0], dim_t, hy)
+        dx, dy, dw = np.zeros_like(x), np.zeros_like(y), np.zeros_like(w)
+        dtmp = np.zeros_like(tmp)
+        pos = 0
+        flat = dout.reshape(-1)
+        for x0, x1, y0, y1 in _pairs(spec, x, y, x_lod, y_lod):
+            n = dim_t * (x1 - x0) * (y1 - y0)
+            g = flat[pos:pos + n].reshape(dim_t, x1 - x0, y1 - y0)
+            pos += n
+            dtmp[x0:x1] += np.einsum('tij,jh->ith', g, y[y0:y1])
+            dy[y0:y1] += np.einsum('tij,ith->jh', g, tmp[x0:x1])
+        dx[:] = dtmp.reshape(x.shape[0], -1) @ w.reshape(h, -1).T
+        dw[:] = (x.T @ dtmp.reshape(x.shape[0], -1)).reshape(w.shape)
+        return dx, dy, dw
     return run

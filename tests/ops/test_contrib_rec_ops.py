@@ -176,3 +176,61 @@ def test_sequence_topk_avg_pooling_against_numpy_and_finite_differences():
         out = _run(lambda: [_topk_program('float64', weights)[0]], _topk_feed(xv, weights), return_numpy=False)[0]
         return float(np.sum(np.array(out) * weights))
     check_grad(grad, numeric_grad(loss, [x], 0, eps=1e-6), name='sequence_topk_avg_pooling: d/dX')
+
+
+# --- match_matrix_tensor ------------------------------------------------------------------------------------------
+
+MM_X = np.array([[0.43599489, 0.02592623, 0.54966247], [0.4353224, 0.42036781, 0.33033481], [0.20464863, 0.61927098,
+    0.29965466]], 'float32')
+MM_Y = np.array([[0.55079788, 0.70814782, 0.29090473], [0.5108276, 0.89294696, 0.8962931], [0.12558532, 0.20724288,
+    0.0514672], [0.44080985, 0.02987621, 0.45683321], [0.64914405, 0.27848729, 0.67625493]], 'float32')
+MM_W = (np.arange(3 * 2 * 3, dtype='float32').reshape(3, 2, 3) - 8) / 10
+# Paddle 1.8.5: match_matrix_tensor(x (LoD [[2, 1]]), y (LoD [[3, 2]]), 2); gradients of sum(out * w),
+# w = arange(1, 17).reshape(16, 1) / 10
+MM_OUT = [-0.07737005, -0.03681214, -0.0201632, -0.31226912, -0.37196374, -0.07857674, 0.39297095, 0.66120112,
+    0.09646087, 0.23917927, 0.44641757, 0.05815845, -0.04954137, -0.0857351, 0.26309967, 0.45489055]
+MM_GX = [[-1.81066632, 0.58999527, 2.99065638], [-3.20486951, 0.72010899, 4.64508724], [-3.98623037, 0.45899767,
+    4.90422535]]
+MM_GY = [[0.04067053, 0.28764075, 0.53461093], [0.01973606, 0.31065845, 0.60158074], [-0.00119845, 0.33367616,
+    0.66855061], [0.036017, 0.35061774, 0.66521865], [0.03618199, 0.37325421, 0.71032655]]
+MM_GW = [0.62814331, 0.59538263, 0.6720469, 1.29341722, 1.5533855, 1.36598611, 1.15438104, 0.63259971, 1.21015799,
+    1.60728359, 1.15502203, 1.682181, 0.73322761, 0.58186233, 0.7813462, 1.42539501, 1.55514216, 1.50326633]
+
+
+def _mm_program(dtype='float32', weights=None):
+    x = fluid.data('x', [-1, 3], dtype, lod_level=1)
+    y = fluid.data('y', [-1, 3], dtype, lod_level=1)
+    x.stop_gradient = y.stop_gradient = False
+    attr = fluid.ParamAttr(name='mw', initializer=fluid.initializer.NumpyArrayInitializer(MM_W.astype(dtype)))
+    out, tmp = fluid.contrib.layers.match_matrix_tensor(x, y, 2, param_attr=attr, dtype=dtype)
+    w = fluid.layers.assign(np.arange(1, 17, dtype='float32').reshape(16, 1) / 10) if weights is None else \
+        fluid.data('w', [16, 1], dtype)
+    loss = fluid.layers.reduce_sum(out * w)
+    gx, gy = fluid.gradients([loss], [x, y])
+    fluid.backward.append_backward(loss)
+    return [out, tmp, gx, gy]
+
+
+def _mm_feed(x, y, weights=None):
+    return {**({} if weights is None else {'w': weights}), 'x': _lod(x, [2, 1]), 'y': _lod(y, [3, 2])}
+
+
+def test_match_matrix_tensor_matches_paddle_1_8():
+    out, tmp, gx, gy, gw = _run(_mm_program, _mm_feed(MM_X, MM_Y), ['mw@GRAD'], return_numpy=False)
+    np.testing.assert_allclose(np.array(out).ravel(), MM_OUT, rtol=1e-5, atol=1e-7)
+    assert out.recursive_sequence_lengths() == [[12, 4]]
+    assert np.array(tmp).shape == (18, 1)
+    for got, want in ((gx, MM_GX), (gy, MM_GY), (gw, MM_GW)):
+        np.testing.assert_allclose(np.array(got).ravel(), np.ravel(want), rtol=1e-5, atol=1e-6)
+
+
+def test_match_matrix_tensor_gradients_are_the_finite_differences():
+    x, y = MM_X.astype(np.float64), MM_Y.astype(np.float64)
+    weights = np.random.default_rng(3).standard_normal((16, 1))
+    _, _, gx, gy = _run(lambda: _mm_program('float64', weights), _mm_feed(x, y, weights), return_numpy=False)
+
+    def loss(xv, yv):
+        out = _run(lambda: _mm_program('float64', weights)[:1], _mm_feed(xv, yv, weights), return_numpy=False)[0]
+        return float(np.sum(np.array(out) * weights))
+    check_grad(np.array(gx), numeric_grad(loss, [x, y], 0), name='match_matrix_tensor: d/dX')
+    check_grad(np.array(gy), numeric_grad(loss, [x, y], 1), name='match_matrix_tensor: d/dY')

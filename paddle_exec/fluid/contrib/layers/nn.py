@@ -1,8 +1,14 @@
 """fluid.contrib.layers.nn (Paddle 1.8's module path): the contributed layers paddle_exec implements
 (paddle_exec/layers/contrib.py, paddle_exec/layers/contrib_rec.py)."""
 from ....layers.contrib import fused_elemwise_activation, partial_concat, partial_sum
-from ....layers.contrib_rec import fused_embedding_seq_pool, sequence_topk_avg_pooling, shuffle_batch, tdm_child
+from ....layers.contrib_rec import (
+    fused_embedding_seq_pool,
+    match_matrix_tensor,
+    sequence_topk_avg_pooling,
+    shuffle_batch,
+    tdm_child,
+)
 from ....layers.detection import multiclass_nms2
 
-__all__ = ['fused_elemwise_activation', 'fused_embedding_seq_pool', 'multiclass_nms2', 'partial_concat',
-           'partial_sum', 'sequence_topk_avg_pooling', 'shuffle_batch', 'tdm_child']
+__all__ = ['fused_elemwise_activation', 'fused_embedding_seq_pool', 'match_matrix_tensor', 'multiclass_nms2',
+           'partial_concat', 'partial_sum', 'sequence_topk_avg_pooling', 'shuffle_batch', 'tdm_child']
