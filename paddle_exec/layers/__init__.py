@@ -26,7 +26,8 @@ The modules import downward only, from the bottom:
     features      similarity_focus, hash, fsp_matrix, filter_by_instag
     position_sensitive  psroi_pool                 im2sequence   im2sequence
     contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
-    contrib_rec   fluid.contrib's tdm_child, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling
+    contrib_rec   fluid.contrib's tdm_child, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling,
+                  match_matrix_tensor          contrib_conv  var_conv_2d
     encoding      add_position_encoding, continuous_value_model
     loss_ranking, loss_sampled, loss_classification   the other losses (rank, nce, hsigmoid, center, focal, ...)
                                                       and the sequence metrics edit_distance / chunk_eval
