@@ -27,7 +27,7 @@ The modules import downward only, from the bottom:
     position_sensitive  psroi_pool                 im2sequence   im2sequence
     contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
     contrib_rec   fluid.contrib's tdm_child, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling,
-                  match_matrix_tensor          contrib_conv  var_conv_2d
+                  match_matrix_tensor          contrib_conv  var_conv_2d, tree_conv
     encoding      add_position_encoding, continuous_value_model
     loss_ranking, loss_sampled, loss_classification   the other losses (rank, nce, hsigmoid, center, focal, ...)
                                                       and the sequence metrics edit_distance / chunk_eval

@@ -1,10 +1,12 @@
-"""fluid.contrib.layers.var_conv_2d (ops/contrib_conv.py): a convolution over LoD images of different sizes."""
+"""fluid.contrib.layers' convolutions (ops/contrib_conv.py): var_conv_2d over LoD images of different sizes,
+tree_conv over trees."""
 from __future__ import annotations
 
 from ..framework.variable import Variable
+from .checks import check_type
 from .helper import LayerHelper
 
-__all__ = ['var_conv_2d']
+__all__ = ['var_conv_2d', 'tree_conv']
 
 
 def _pair(value, name: str) -> list:
@@ -34,3 +36,21 @@ def var_conv_2d(input, row, col, input_channel, output_channel, filter_size, str
                      attrs={'InputChannel': input_channel, 'OutputChannel': output_channel, 'StrideH': stride[0],
                             'StrideW': stride[1], 'KernelH': filter_size[0], 'KernelW': filter_size[1]})
     return helper.append_activation(conv_res)
+
+
+def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act='tanh', param_attr=None,
+              bias_attr=None, name=None) -> Variable:
+    """[B, max_nodes, output_size, num_filters]: the tree-based convolution (TBCNN) of the node features
+    nodes_vector [B, max_nodes, F] over the trees of edge_set [B, edges, 2], plus a bias over the output's
+    dims after the batch, then `act`."""
+    check_type(nodes_vector, 'nodes_vector', (Variable), 'tree_conv')
+    check_type(edge_set, 'edge_set', (Variable), 'tree_conv')
+    helper = LayerHelper('tree_conv', name=name, act=act, bias_attr=bias_attr)
+    dtype = nodes_vector.dtype
+    w = helper.create_parameter(attr=param_attr, shape=[nodes_vector.shape[2], 3, output_size, num_filters],
+                                dtype=dtype, is_bias=False)
+    out = helper.create_variable_for_type_inference(dtype=dtype)
+    helper.append_op(type='tree_conv', inputs={'NodesVector': [nodes_vector], 'EdgeSet': [edge_set], 'Filter': [w]},
+                     outputs={'Out': [out]}, attrs={'max_depth': max_depth})
+    pre_activation = helper.append_bias_op(out) if bias_attr is not False else out
+    return helper.append_activation(pre_activation)

@@ -1,4 +1,4 @@
-"""fluid.contrib's convolution over variable-sized LoD images (Paddle 1.8): var_conv_2d.
+"""fluid.contrib's convolutions (Paddle 1.8): var_conv_2d over variable-sized LoD images, tree_conv over trees.
 
     var_conv_2d   X LoD (sequence i: InputChannel x rows_i x cols_i values), ROW LoD (rows_i), COLUMN LoD (cols_i),
                   W [OutputChannel, InputChannel * KernelH * KernelW] -> Out [sum OutputChannel * oh_i * ow_i, 1]
@@ -6,6 +6,12 @@
                   empty image), Col [sum InputChannel * kh * kw * oh_i * ow_i, 1] (each image's im2col matrix).
                   The kernel is centred (kernel / 2 before, zeros outside the image), as Paddle's Im2Col lays it.
                   Grad: X (through Col) and W.
+    tree_conv     NodesVector [B, n, F], EdgeSet int [B, E, 2] (parent, child; 1-based node ids, a (0, 0) row ends
+                  the edges), Filter [F, 3, out, filters] -> Out [B, n, out, filters]: TBCNN's continuous binary
+                  tree convolution (Paddle's tree2col): each node u's patch (u and its descendants less than
+                  max_depth below it, found by Paddle's depth-first walk) weights every member's features by
+                  eta_l, eta_r, eta_t (its depth, and its place among its siblings), then one matmul with the
+                  filter; rows past the tree's nodes are 0. Grad: NodesVector and Filter.
 """
 from __future__ import annotations
 
@@ -126,4 +132,120 @@ def _var_conv_grad_kernel(spec):
             valid = index >= 0
             np.add.at(dx, index[valid], dcol[valid])
         return dx.reshape(x.shape), dw
+    return run
+
+
+# --- tree_conv ----------------------------------------------------------------------------------------------------
+
+defop('tree_conv', ['NodesVector', 'EdgeSet', 'Filter'], ['Out'], {'max_depth': 2},
+      grad=GradSpec(('NodesVector', 'EdgeSet', 'Filter', 'Out@GRAD'), ('NodesVector@GRAD', 'Filter@GRAD')))
+
+
+@shape_rule('tree_conv')
+def _tree_conv_shape(ctx):
+    nodes, edges, filt = ctx.in_shape('NodesVector'), ctx.in_shape('EdgeSet'), ctx.in_shape('Filter')
+    if len(nodes) != 3 or len(edges) != 3 or len(filt) != 4:
+        raise ValueError("operator 'tree_conv': NodesVector must be 3-D, EdgeSet 3-D and Filter 4-D, got %s, %s and "
+                         "%s" % (list(nodes), list(edges), list(filt)))
+    if edges[2] != 2:
+        raise ValueError("operator 'tree_conv': The dimension of EdgeSet's last axis must be 2, got %s" % list(edges))
+    if filt[1] != 3 or (nodes[2] >= 0 and filt[0] != nodes[2]):
+        raise ValueError("operator 'tree_conv': Filter must be [feature_size, 3, output_size, num_filters] with "
+                         "feature_size %d, got %s" % (nodes[2], list(filt)))
+    if int(ctx.attr('max_depth')) < 1:
+        raise ValueError("operator 'tree_conv': Attr(max_depth) must be at least 1")
+    ctx.set_output('Out', (nodes[0], nodes[1], filt[2], filt[3]), ctx.in_dtype('NodesVector'))
+
+
+def _tree_patches(edges: np.ndarray, max_depth: int) -> tuple[int, list]:
+    """(node_count, per node u = 1..node_count its patch [(node, eta_l, eta_r, eta_t)]) as Paddle's
+    Tree2ColUtil builds them: node_count counts every edge of two nonzero ids, plus one; the children lists stop
+    at the first edge holding a 0."""
+    edges = np.asarray(edges).reshape(-1, 2)
+    node_count = int(np.count_nonzero((edges[:, 0] != 0) & (edges[:, 1] != 0))) + 1
+    children: list[list[int]] = [[] for _ in range(node_count + 1)]
+    for u, v in edges.tolist():
+        if u == 0 or v == 0:
+            break
+        if u > node_count or v > node_count:
+            raise EnforceNotMet("operator 'tree_conv': EdgeSet holds node %d of a tree of %d nodes"
+                                % (max(u, v), node_count))
+        children[u].append(v)
+    patches = []
+    for root in range(1, node_count + 1):
+        members = [(root, 1, 1, 0)]            # (node, index among its siblings (1-based), siblings, depth)
+        stack, visited = [(root, 0)], {root}
+        while stack:
+            node, depth = stack[-1]
+            end = True
+            kids = children[node]
+            for i, v in enumerate(kids):
+                if v not in visited and depth + 1 < max_depth:
+                    visited.add(v)
+                    stack.append((v, depth + 1))
+                    members.append((v, i + 1, len(kids), depth + 1))
+                    end = False
+            if end:
+                stack.pop()
+        patch = []
+        for node, index, siblings, depth in members:
+            eta_t = (max_depth - depth) / max_depth
+            eta_l = (1.0 - eta_t) * (0.5 if siblings == 1 else (index - 1.0) / (siblings - 1.0))
+            patch.append((node, eta_l, (1.0 - eta_t) * (1.0 - eta_l), eta_t))   # Paddle's eta_r uses eta_l whole
+        patches.append(patch)
+    return node_count, patches
+
+
+def _tree_weights(edges, max_depth: int, n: int, dtype) -> tuple[int, np.ndarray]:
+    """(node_count, A [node_count, 3, n]): patch row u = sum over members v of eta_k(v) * features[v]."""
+    node_count, patches = _tree_patches(edges, max_depth)
+    if node_count > n:
+        raise EnforceNotMet("operator 'tree_conv': EdgeSet describes %d nodes but NodesVector holds %d"
+                            % (node_count, n))
+    a = np.zeros((node_count, 3, n), dtype)
+    for u, patch in enumerate(patches):
+        for node, eta_l, eta_r, eta_t in patch:
+            a[u, :, node - 1] += np.array([eta_l, eta_r, eta_t], dtype)
+    return node_count, a
+
+
+@kernel_rule('tree_conv')
+def _tree_conv_kernel(spec):
+    max_depth = int(spec.attr('max_depth'))
+
+    def run(nodes, edges, filt):
+        b, n, f = nodes.shape
+        out = np.zeros((b, n, filt.shape[2] * filt.shape[3]), nodes.dtype)
+        w = filt.reshape(f * 3, -1)
+        for i in range(b):
+            count, a = _tree_weights(edges[i], max_depth, n, nodes.dtype)
+            patch = np.einsum('ukn,nf->ufk', a, nodes[i]).reshape(count, f * 3)   # feature-major, as tree2col
+            out[i, :count] = patch @ w
+        return (out.reshape(b, n, filt.shape[2], filt.shape[3]),)
+    return run
+
+
+@shape_rule('tree_conv_grad')
+def _tree_conv_grad_shape(ctx):
+    for slot in ('NodesVector', 'Filter'):
+        if ctx.has_output(slot + '@GRAD'):
+            ctx.set_output(slot + '@GRAD', ctx.in_shape(slot), ctx.in_dtype(slot))
+
+
+@kernel_rule('tree_conv_grad')
+def _tree_conv_grad_kernel(spec):
+    max_depth = int(spec.attr('max_depth'))
+
+    def run(nodes, edges, filt, dout):
+        b, n, f = nodes.shape
+        w = filt.reshape(f * 3, -1)
+        dnodes, dw = np.zeros_like(nodes), np.zeros_like(w)
+        for i in range(b):
+            count, a = _tree_weights(edges[i], max_depth, n, nodes.dtype)
+            g = dout[i].reshape(n, -1)[:count]
+            patch = np.einsum('ukn,nf->ufk', a, nodes[i]).reshape(count, f * 3)
+            dw += patch.T @ g
+            dpatch = (g @ w.T).reshape(count, f, 3)
+            dnodes[i] += np.einsum('ukn,ufk->nf', a, dpatch)
+        return dnodes, dw.reshape(filt.shape)
     return run
