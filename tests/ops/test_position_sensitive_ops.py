@@ -1,6 +1,10 @@
-"""psroi_pool (ops/position_sensitive.py) against the values Paddle 1.8.5 computed for the same program (recorded
-from /work/pd18: the output, and the gradient's sum and index-weighted sum), a numpy reference and finite
-differences."""
+"""psroi_pool and prroi_pool (ops/position_sensitive.py) against the values Paddle 1.8.5 computed for the same
+programs (psroi_pool: recorded from /work/pd18 as literals, the output and the gradient's sum and index-weighted
+sum; prroi_pool: tests/golden/api/prroi_pool_pd18.json from record_prroi_pool.py, the output only, 1.8.5's CPU
+backward not being a derivative), numpy references and finite differences."""
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -72,3 +76,65 @@ def test_psroi_pool_checks_the_channels():
     main = Program()
     with program_guard(main, Program()), pytest.raises(ValueError, match='output_channels x pooled_height'):
         fluid.layers.psroi_pool(fluid.data('x', [1, 6, 4, 4]), fluid.data('r', [-1, 4], lod_level=1), 2, 1.0, 2, 2)
+
+
+# --- prroi_pool ---------------------------------------------------------------------------------------------------
+
+with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'golden', 'api',
+                       'prroi_pool_pd18.json')) as _f:
+    PR = json.load(_f)
+PR_X = np.array(PR['x'], 'float32')
+PR_ROIS = np.array(PR['rois'], 'float32')
+PR_W = np.array(PR['w'], 'float32')
+
+
+def _pr_run(x, weights, mode='lod', rois=PR_ROIS):
+    dtype = str(x.dtype)
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        xv = fluid.data('x', list(x.shape), dtype)
+        xv.stop_gradient = False
+        rv = fluid.data('rois', [-1, 4], dtype, lod_level=1 if mode == 'lod' else 0)
+        nums = fluid.data('nums', [2], 'int64') if mode == 'nums' else None
+        out = fluid.layers.prroi_pool(xv, rv, 0.5, 2, 3, batch_roi_nums=nums)
+        (grad,) = fluid.gradients([fluid.layers.reduce_sum(out * fluid.data('w', list(weights.shape), dtype))], [xv])
+    if mode == 'lod':
+        rois_t = fluid.LoDTensor()
+        rois_t.set(rois.astype(dtype), PLACE)
+        rois_t.set_recursive_sequence_lengths([[2, 1]])
+        feed = {'x': x, 'rois': rois_t, 'w': weights}
+    else:
+        feed = {'x': x, 'rois': rois.astype(dtype), 'nums': np.array([2, 1], 'int64'), 'w': weights}
+    return fluid.Executor(PLACE).run(main, feed=feed, fetch_list=[out, grad], scope=Scope())
+
+
+@pytest.mark.parametrize('mode', ['lod', 'nums'])
+def test_prroi_pool_matches_paddle_1_8(mode):
+    out, _ = _pr_run(PR_X, PR_W, mode)
+    np.testing.assert_allclose(out, PR['cases'][mode]['out'], rtol=1e-5, atol=1e-6)
+
+
+def _bilinear(img, y, x):
+    h, w = img.shape
+    y0, x0 = int(np.floor(y)), int(np.floor(x))
+    total = 0.0
+    for yy in (y0, y0 + 1):
+        for xx in (x0, x0 + 1):
+            if 0 <= yy < h and 0 <= xx < w:
+                total += img[yy, xx] * max(0.0, 1 - abs(y - yy)) * max(0.0, 1 - abs(x - xx))
+    return total
+
+
+def test_prroi_pool_is_the_bin_average_of_the_bilinear_image_and_its_gradient_the_derivative():
+    x = PR_X.astype(np.float64)
+    out, grad = _pr_run(x, PR_W.astype(np.float64))
+    # roi 2 (image 1), channel 1, bin (1, 2): the midpoint rule on a fine grid approximates the exact integral
+    x1, y1, x2, y2 = PR_ROIS[2] * 0.5
+    bh, bw = (y2 - y1) / 2, (x2 - x1) / 3
+    k = 200
+    ys = y1 + bh * (1 + (np.arange(k) + 0.5) / k)
+    xs = x1 + bw * (2 + (np.arange(k) + 0.5) / k)
+    approx = np.mean([[_bilinear(x[1, 1], yy, xx) for xx in xs] for yy in ys])
+    assert out[2, 1, 1, 2] == pytest.approx(approx, rel=1e-4)
+    num = numeric_grad(lambda v: float(np.sum(_pr_run(v, PR_W.astype(np.float64))[0] * PR_W)), [x], 0)
+    check_grad(grad, num, name='prroi_pool: d/dX')
