@@ -24,7 +24,7 @@ The modules import downward only, from the bottom:
     detection     boxes, priors, anchors, YOLO decoding, NMS, RoI align / pool
     sparse        SelectedRows: merge_selected_rows, get_tensor_from_selected_rows
     features      similarity_focus, hash, fsp_matrix, filter_by_instag
-    position_sensitive  psroi_pool, prroi_pool     im2sequence   im2sequence
+    position_sensitive  psroi_pool, prroi_pool, deformable_roi_pooling     im2sequence   im2sequence
     contrib       fluid.contrib's partial_concat, partial_sum, fused_elemwise_activation
     contrib_rec   fluid.contrib's tdm_child, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling,
                   match_matrix_tensor          contrib_conv  var_conv_2d, tree_conv

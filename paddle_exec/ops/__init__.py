@@ -13,4 +13,4 @@ from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, me
 from . import collective
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
 from . import sampling, einsum
-from . import features, contrib_rec, contrib_conv, position_sensitive, im2sequence
+from . import features, contrib_rec, contrib_conv, position_sensitive, im2sequence, deformable_psroi

@@ -138,3 +138,55 @@ def test_prroi_pool_is_the_bin_average_of_the_bilinear_image_and_its_gradient_th
     assert out[2, 1, 1, 2] == pytest.approx(approx, rel=1e-4)
     num = numeric_grad(lambda v: float(np.sum(_pr_run(v, PR_W.astype(np.float64))[0] * PR_W)), [x], 0)
     check_grad(grad, num, name='prroi_pool: d/dX')
+
+
+# --- deformable_roi_pooling ---------------------------------------------------------------------------------------
+
+with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'golden', 'api',
+                       'deformable_roi_pooling_pd18.json')) as _f:
+    DEF = json.load(_f)
+DEF_ROIS = np.array(DEF['rois'], 'float32')
+
+
+def _def_run(name, x, trans, weights):
+    dtype = str(x.dtype)
+    ps = name == 'ps'
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        xv = fluid.data('x', list(x.shape), dtype)
+        xv.stop_gradient = False
+        rois = fluid.data('rois', [-1, 4], dtype, lod_level=1)
+        tv = fluid.data('trans', list(trans.shape), dtype)
+        tv.stop_gradient = False
+        out = fluid.layers.deformable_roi_pooling(xv, rois, tv, spatial_scale=0.5, group_size=[2, 2] if ps else [1, 1],
+                                                  pooled_height=2, pooled_width=2, sample_per_part=3, trans_std=0.2,
+                                                  position_sensitive=ps)
+        loss = fluid.layers.reduce_sum(out * fluid.data('w', list(weights.shape), dtype))
+        gx, gt = fluid.gradients([loss], [xv, tv])
+    rois_t = fluid.LoDTensor()
+    rois_t.set(DEF_ROIS.astype(dtype), PLACE)
+    rois_t.set_recursive_sequence_lengths([[2, 1]])
+    return fluid.Executor(PLACE).run(main, feed={'x': x, 'rois': rois_t, 'trans': trans, 'w': weights},
+                                     fetch_list=[out, gx, gt], scope=Scope())
+
+
+@pytest.mark.parametrize('name', ['plain', 'ps'])
+def test_deformable_roi_pooling_matches_paddle_1_8(name):
+    case = DEF['cases'][name]
+    out, gx, gt = _def_run(name, *(np.array(case[k], 'float32') for k in ('x', 'trans', 'w')))
+    np.testing.assert_allclose(out, case['out'], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gx, case['gx'], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gt, case['gtrans'], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('name', ['plain', 'ps'])
+def test_deformable_roi_pooling_gradients_are_the_finite_differences(name):
+    case = DEF['cases'][name]
+    x, trans, w = (np.array(case[k], np.float64) for k in ('x', 'trans', 'w'))
+    _, gx, gt = _def_run(name, x, trans, w)
+
+    def loss(xv, tv):
+        return float(np.sum(_def_run(name, xv, tv, w)[0] * w))
+    check_grad(gx, numeric_grad(loss, [x, trans], 0, eps=1e-6), name='deformable_roi_pooling: d/dInput')
+    check_grad(gt, numeric_grad(loss, [x, trans], 1, eps=1e-6), rtol=1e-4, atol=1e-6,
+               name='deformable_roi_pooling: d/dTrans')
