@@ -1,5 +1,5 @@
 """fluid.contrib.layers' recommendation and text-matching builders (ops/contrib_rec.py): tdm_child,
-shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor, with Paddle 1.8's
+tdm_sampler, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor, with Paddle 1.8's
 parameters, inputs and attributes."""
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
 from ..initializer import ConstantInitializer
 from .helper import LayerHelper
+from .indexing import slice as slice_
+from .manipulation import reshape
 
-__all__ = ['tdm_child', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling',
+__all__ = ['tdm_child', 'tdm_sampler', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling',
            'match_matrix_tensor']
 
 
@@ -32,6 +34,56 @@ def tdm_child(x, node_nums, child_nums, param_attr=None, dtype='int32'):
                      attrs={'child_nums': child_nums, 'dtype': int(to_var_type(dtype))})
     child.stop_gradient = leaf_mask.stop_gradient = True
     return child, leaf_mask
+
+
+def tdm_sampler(x, neg_samples_num_list, layer_node_num_list, leaf_node_num, tree_travel_attr=None,
+                tree_layer_attr=None, output_positive=True, output_list=True, seed=0, tree_dtype='int32',
+                dtype='int32'):
+    """(out, labels, mask): for each leaf id of x, per tree layer its ancestor (label 1, unless
+    output_positive=False) and neg_samples_num_list[l] other nodes of the layer (label 0); with output_list one
+    [N, samples, 1] tensor per layer, else [N, all samples]. The tree is two int parameters: Travel [leaves,
+    layers] and Layer [nodes, 1]."""
+    for value, arg in ((tree_dtype, 'tree_dtype'), (dtype, 'dtype')):
+        if convert_dtype(value) not in ('int32', 'int64'):
+            raise TypeError("The data type of '%s' in fluid.contrib.layers.tdm_sampler must be ['int32', 'int64'], "
+                            "but received %s." % (arg, convert_dtype(value)))
+    if len(neg_samples_num_list) != len(layer_node_num_list):
+        raise ValueError('The shape of negative samples list must match the shape of layers. But received len of '
+                         'neg_samples_num_list: {},and len of layer_node_num_list: {}, please check your input.'
+                         .format(len(neg_samples_num_list), len(layer_node_num_list)))
+    if leaf_node_num is None:
+        raise ValueError('leaf_node_num should not be None here.')
+    offsets = [0]
+    for idx, nodes in enumerate(layer_node_num_list):
+        offsets.append(offsets[-1] + nodes)
+        if neg_samples_num_list[idx] >= nodes:
+            raise ValueError('The number of negative samples must be less than the number of nodes in the layer {}, '
+                             'But received negative nums {}, and num of node at layer {} is {}, please check your '
+                             'input.'.format(idx, neg_samples_num_list[idx], idx, nodes))
+    if leaf_node_num >= offsets[-1]:
+        raise ValueError('leaf_node_num must be less than total node nums.')
+    helper = LayerHelper('tdm_sampler')
+    travel = helper.create_parameter(attr=tree_travel_attr, shape=[leaf_node_num, len(layer_node_num_list)],
+                                     dtype=tree_dtype, default_initializer=ConstantInitializer(0))
+    layer = helper.create_parameter(attr=tree_layer_attr, shape=[offsets[-1], 1], dtype=tree_dtype,
+                                    default_initializer=ConstantInitializer(0))
+    out, labels, mask = (helper.create_variable_for_type_inference(dtype=dtype, stop_gradient=True) for _ in range(3))
+    helper.append_op(type='tdm_sampler', inputs={'X': [x], 'Travel': [travel], 'Layer': [layer]},
+                     outputs={'Out': [out], 'Labels': [labels], 'Mask': [mask]},
+                     attrs={'neg_samples_num_list': list(neg_samples_num_list), 'output_positive': output_positive,
+                            'layer_offset_lod': offsets, 'seed': seed, 'dtype': int(to_var_type(dtype))})
+    if not output_list:
+        return out, labels, mask
+    lists = ([], [], [])
+    start, flag = 0, 1 if output_positive else 0
+    for neg in neg_samples_num_list:
+        end = start + neg + flag
+        for target, value in zip(lists, (out, labels, mask)):
+            part = reshape(slice_(value, axes=[1], starts=[start], ends=[end]), [-1, neg + flag, 1])
+            part.stop_gradient = True
+            target.append(part)
+        start = end
+    return lists
 
 
 def shuffle_batch(x, seed=None):

@@ -1,6 +1,12 @@
 """fluid.contrib's recommendation and text-matching ops (Paddle 1.8): tree-based deep-model lookups, batch
 shuffling, pooled embeddings, match matrices and their top-k pooling.
 
+    tdm_sampler   X int [N, 1] leaf ids, Travel int [leaves, layers] (each leaf's ancestor per layer, 0: none),
+                  Layer int [nodes, 1] (the nodes layer by layer; attr layer_offset_lod gives the layers' bounds) ->
+                  Out, Labels, Mask [N, sum(neg_samples_num_list[l] + output_positive)]: per layer the positive
+                  (label 1) then neg_samples_num_list[l] distinct other nodes of the layer (label 0), mask 1; a
+                  layer without an ancestor gives 0s and mask 0. Draws: numpy's, seeded by `seed` on every run
+                  (as Paddle re-seeds its sampler; seed 0: paddle.seed's generator, else entropy). No gradient.
     tdm_child     X int [...] node ids, TreeInfo int [nodes, 3 + child_nums] (item_id, layer, parent, children)
                   -> Child [..., child_nums] the node's children (0s for node 0 or a leaf), LeafMask [..., child_nums]
                   1 where the child is an item (its item_id is not 0); attrs child_nums, dtype. No gradient.
@@ -69,6 +75,60 @@ def _tdm_child_kernel(spec):
         leaf = (tree[children, 0] != 0) & has_children[:, None]
         shape = x.shape[:-1] + (x.shape[-1] * child_nums,) if x.ndim == 1 else x.shape + (child_nums,)
         return children.astype(dtype).reshape(shape), leaf.astype(dtype).reshape(shape)
+    return run
+
+
+# --- tdm_sampler --------------------------------------------------------------------------------------------------
+
+defop('tdm_sampler', ['X', 'Travel', 'Layer'], ['Out', 'Labels', 'Mask'],
+      {'neg_samples_num_list': [], 'output_positive': True, 'layer_offset_lod': [], 'seed': 0,
+       'dtype': int(VarType.INT32)}, stateful=True)
+
+
+@shape_rule('tdm_sampler')
+def _tdm_sampler_shape(ctx):
+    negs = [int(n) for n in ctx.attr('neg_samples_num_list')]
+    offsets = list(ctx.attr('layer_offset_lod'))
+    if len(offsets) != len(negs) + 1:
+        raise ValueError("operator 'tdm_sampler': layer_offset_lod must hold one more bound than "
+                         "neg_samples_num_list has layers, got %s and %s" % (offsets, negs))
+    width = sum(negs) + (len(negs) if ctx.attr('output_positive') else 0)
+    dtype = VarType(int(ctx.attr('dtype')))
+    for slot in ('Out', 'Labels', 'Mask'):
+        ctx.set_output(slot, (ctx.in_shape('X')[0], width), dtype)
+
+
+@kernel_rule('tdm_sampler')
+def _tdm_sampler_kernel(spec):
+    negs = [int(n) for n in spec.attr('neg_samples_num_list')]
+    offsets = [int(o) for o in spec.attr('layer_offset_lod')]
+    positive = bool(spec.attr('output_positive'))
+    dtype = to_numpy(VarType(int(spec.attr('dtype'))))
+    seed = op_seed(int(spec.attr('seed')))
+
+    def run(x, travel, layer):
+        rng = np.random.default_rng(seed)
+        ids = np.asarray(x).reshape(-1).astype(np.int64)
+        if ids.size and (ids.min() < 0 or ids.max() >= travel.shape[0]):
+            raise EnforceNotMet("operator 'tdm_sampler': Input(X) holds leaf ids outside [0, %d)" % travel.shape[0])
+        nodes = np.asarray(layer).reshape(-1)
+        width = sum(negs) + (len(negs) if positive else 0)
+        out, labels, mask = (np.zeros((ids.size, width), dtype) for _ in range(3))
+        for row, leaf in enumerate(ids):
+            col = 0
+            for lvl, neg in enumerate(negs):
+                span = neg + (1 if positive else 0)
+                pos_node = int(travel[leaf, lvl])
+                if pos_node != 0:
+                    candidates = nodes[offsets[lvl]:offsets[lvl + 1]]
+                    others = candidates[candidates != pos_node]
+                    picks = rng.choice(others, size=neg, replace=False) if neg else others[:0]
+                    values = np.concatenate([[pos_node], picks]) if positive else picks
+                    out[row, col:col + span] = values
+                    labels[row, col] = 1 if positive else 0
+                    mask[row, col:col + span] = 1
+                col += span
+        return out, labels, mask
     return run
 
 

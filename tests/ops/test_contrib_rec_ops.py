@@ -46,6 +46,50 @@ def test_tdm_child_matches_paddle_1_8():
     assert child.dtype == np.int32
 
 
+# --- tdm_sampler --------------------------------------------------------------------------------------------------
+
+TRAVEL = np.array([[1, 3], [1, 4], [2, 5], [2, 0]], 'int32')        # leaf -> its ancestor in layers 0 and 1
+LAYER = np.array([[1], [2], [3], [4], [5], [6]], 'int32')           # layer 0: nodes 1, 2; layer 1: nodes 3..6
+
+
+def _tdm_sampler(output_list=False, output_positive=True, seed=1):
+    def build():
+        x = fluid.data('x', [-1, 1], 'int32')
+        travel = fluid.ParamAttr(name='tr', initializer=fluid.initializer.NumpyArrayInitializer(TRAVEL))
+        layer = fluid.ParamAttr(name='ly', initializer=fluid.initializer.NumpyArrayInitializer(LAYER))
+        out = fluid.contrib.layers.tdm_sampler(x, [1, 2], [2, 4], 4, tree_travel_attr=travel, tree_layer_attr=layer,
+                                               output_positive=output_positive, output_list=output_list, seed=seed)
+        return [v for group in out for v in group] if output_list else list(out)
+    return _run(build, {'x': np.array([[0], [1], [2], [3]], 'int32')})
+
+
+def test_tdm_sampler_samples_the_ancestors_and_other_nodes_of_each_layer():
+    out, labels, mask = _tdm_sampler()
+    # Paddle 1.8.5 (seed 1) drew [[1, 2, 3, 4, 6], [1, 2, 4, 3, 5], [2, 1, 5, 3, 6], [2, 1, 0, 0, 0]] with these
+    # labels and masks; the negatives are numpy's draws here, so their positions are checked, not their values
+    assert labels.tolist() == [[1, 0, 1, 0, 0]] * 3 + [[1, 0, 0, 0, 0]]
+    assert mask.tolist() == [[1, 1, 1, 1, 1]] * 3 + [[1, 1, 0, 0, 0]]
+    np.testing.assert_array_equal(out[:, 0], TRAVEL[:, 0])
+    np.testing.assert_array_equal(out[:3, 2], TRAVEL[:3, 1])
+    np.testing.assert_array_equal(out[3, 2:], 0)                     # leaf 3 has no layer-1 ancestor
+    for row in range(4):
+        assert out[row, 1] in (1, 2) and out[row, 1] != out[row, 0]
+    for row in range(3):
+        negatives = set(out[row, 3:].tolist())
+        assert len(negatives) == 2 and negatives <= {3, 4, 5, 6} and out[row, 2] not in negatives
+    again = _tdm_sampler()
+    np.testing.assert_array_equal(again[0], out)                   # the seed fixes the draws
+
+
+def test_tdm_sampler_output_list_splits_by_layer():
+    out0, out1, lab0, lab1, mask0, mask1 = _tdm_sampler(output_list=True, output_positive=False)
+    assert out0.shape == (4, 1, 1) and out1.shape == (4, 2, 1)
+    assert not lab0.any() and not lab1.any()
+    assert mask1[:, :, 0].tolist() == [[1, 1]] * 3 + [[0, 0]]
+    with pytest.raises(ValueError, match='must be less than the number of nodes'):
+        fluid.contrib.layers.tdm_sampler(fluid.data('y', [-1, 1], 'int32'), [2, 2], [2, 4], 4)
+
+
 # --- shuffle_batch ------------------------------------------------------------------------------------------------
 
 def test_shuffle_batch_permutes_rows_and_routes_gradients_back():

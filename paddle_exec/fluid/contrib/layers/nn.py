@@ -8,9 +8,10 @@ from ....layers.contrib_rec import (
     sequence_topk_avg_pooling,
     shuffle_batch,
     tdm_child,
+    tdm_sampler,
 )
 from ....layers.detection import multiclass_nms2
 
 __all__ = ['fused_elemwise_activation', 'fused_embedding_seq_pool', 'match_matrix_tensor', 'multiclass_nms2',
-           'partial_concat', 'partial_sum', 'sequence_topk_avg_pooling', 'shuffle_batch', 'tdm_child', 'tree_conv',
-           'var_conv_2d']
+           'partial_concat', 'partial_sum', 'sequence_topk_avg_pooling', 'shuffle_batch', 'tdm_child', 'tdm_sampler',
+           'tree_conv', 'var_conv_2d']
