@@ -1,6 +1,6 @@
 """fluid.contrib.layers' recommendation and text-matching builders (ops/contrib_rec.py): tdm_child,
-tdm_sampler, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor, with Paddle 1.8's
-parameters, inputs and attributes."""
+tdm_sampler, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor,
+rank_attention, with Paddle 1.8's parameters, inputs and attributes."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,7 @@ from .indexing import slice as slice_
 from .manipulation import reshape
 
 __all__ = ['tdm_child', 'tdm_sampler', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling',
-           'match_matrix_tensor']
+           'match_matrix_tensor', 'rank_attention']
 
 
 def tdm_child(x, node_nums, child_nums, param_attr=None, dtype='int32'):
@@ -147,3 +147,19 @@ def match_matrix_tensor(x, y, channel_num, act=None, param_attr=None, dtype='flo
     helper.append_op(type='match_matrix_tensor', inputs={'X': [x], 'Y': [y], 'W': [w]},
                      outputs={'Out': [mm_res], 'Tmp': [tmp_res]}, attrs={'dim_t': channel_num})
     return helper.append_activation(mm_res), tmp_res
+
+
+def rank_attention(input, rank_offset, rank_param_shape, rank_param_attr, max_rank=3):  # noqa: A002
+    """[N, rank_param_shape[1]]: each instance's rank-aware attention over the instances rank_offset names, through
+    the parameter RankParam (rank_param_shape = [D * max_rank^2, cols])."""
+    helper = LayerHelper('rank_attention')
+    if input.shape[1] * max_rank * max_rank != rank_param_shape[0]:
+        raise ValueError('rank_attention: rank_param_shape[0] must be input.shape[1] * max_rank * max_rank = %d, '
+                         'got %d' % (input.shape[1] * max_rank * max_rank, rank_param_shape[0]))
+    rank_param = helper.create_parameter(attr=rank_param_attr, shape=rank_param_shape, dtype=input.dtype)
+    rank_param.stop_gradient = False
+    output = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(type='rank_attention', inputs={'X': [input], 'RankOffset': [rank_offset],
+                                                    'RankParam': [rank_param]},
+                     outputs={'Out': [output]}, attrs={'MaxRank': max_rank})
+    return output

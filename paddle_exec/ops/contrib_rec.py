@@ -25,6 +25,12 @@ shuffling, pooled embeddings, match matrices and their top-k pooling.
     match_matrix_tensor  X LoD [Tx, H], Y LoD [Ty, H], W [H, dim_t, H] -> Out [sum dim_t * len_x * len_y, 1]
                   (per sequence pair b, [dim_t, len_x, len_y] = X_b W[:, t, :] Y_b^T, flattened; LoD of those
                   sizes), Tmp [Tx * dim_t * H, 1] = X W (flattened); attr dim_t. Grad: X, Y and W.
+    rank_attention  X [N, D], RankOffset int32 [N, 1 + 2 * MaxRank] (the instance's rank, then per slot k the rank
+                  and row of another instance; ranks 1-based, < 1 absent), RankParam [MaxRank^2 * D, cols] -> Out
+                  [N, cols] = sum over present slots k of X[row_k] RankParam block (rank - 1, rank_k - 1). Paddle
+                  1.8.5 has only a GPU kernel (its CPU one raises "Rank Attention only supports GPU now"); this is
+                  that kernel's computation. Grad: RankParam only, as Paddle (its merge assumes slot k holds rank
+                  k + 1, the layout its models feed; here each slot's block gets its own gradient, the same there).
 """
 from __future__ import annotations
 
@@ -441,4 +447,75 @@ def _match_matrix_grad_kernel(spec):
         dx[:] = dtmp.reshape(x.shape[0], -1) @ w.reshape(h, -1).T
         dw[:] = (x.T @ dtmp.reshape(x.shape[0], -1)).reshape(w.shape)
         return dx, dy, dw
+    return run
+
+
+# --- rank_attention ---------------------------------------------------------------------------------------------
+
+defop('rank_attention', ['X', 'RankOffset', 'RankParam'], ['Out'], {'MaxRank': 3},
+      grad=GradSpec(('X', 'RankOffset', 'RankParam', 'Out@GRAD'), ('RankParam@GRAD',)))
+
+
+@shape_rule('rank_attention')
+def _rank_attention_shape(ctx):
+    x, offset, param = ctx.in_shape('X'), ctx.in_shape('RankOffset'), ctx.in_shape('RankParam')
+    max_rank = int(ctx.attr('MaxRank'))
+    if len(x) != 2 or len(offset) != 2 or len(param) != 2:
+        raise ValueError("operator 'rank_attention': X, RankOffset and RankParam must be 2-D")
+    if offset[1] >= 0 and offset[1] != 2 * max_rank + 1:
+        raise ValueError("operator 'rank_attention': Input(RankOffset) has wrong columns: %d, expected "
+                         "2 * MaxRank + 1 = %d" % (offset[1], 2 * max_rank + 1))
+    if x[1] >= 0 and param[0] != x[1] * max_rank * max_rank:
+        raise ValueError("operator 'rank_attention': RankParam must have MaxRank^2 * D = %d rows, got %d"
+                         % (x[1] * max_rank * max_rank, param[0]))
+    ctx.set_output('Out', (x[0], param[1]), ctx.in_dtype('X'))
+
+
+def _rank_blocks(x, offset, max_rank: int):
+    """(rows of X per slot [N, K] or -1, RankParam block index per slot [N, K] or -1)."""
+    offset = np.asarray(offset).astype(np.int64)
+    own = offset[:, :1] - 1
+    faster = offset[:, 1::2][:, :max_rank] - 1
+    rows = offset[:, 2::2][:, :max_rank]
+    valid = (own >= 0) & (faster >= 0)
+    if valid.any() and (rows[valid].min() < 0 or rows[valid].max() >= x.shape[0]):
+        raise EnforceNotMet("operator 'rank_attention': RankOffset names instances outside [0, %d)" % x.shape[0])
+    return np.where(valid, rows, -1), np.where(valid, own * max_rank + faster, -1)
+
+
+@kernel_rule('rank_attention')
+def _rank_attention_kernel(spec):
+    max_rank = int(spec.attr('MaxRank'))
+
+    def run(x, offset, param):
+        rows, blocks = _rank_blocks(x, offset, max_rank)
+        d = x.shape[1]
+        out = np.zeros((x.shape[0], param.shape[1]), x.dtype)
+        for k in range(max_rank):
+            live = rows[:, k] >= 0
+            if live.any():
+                block = param.reshape(max_rank * max_rank, d, -1)[blocks[live, k]]      # [n, D, cols]
+                out[live] += np.einsum('nd,ndc->nc', x[rows[live, k]], block)
+        return (out,)
+    return run
+
+
+@shape_rule('rank_attention_grad')
+def _rank_attention_grad_shape(ctx):
+    ctx.set_output('RankParam@GRAD', ctx.in_shape('RankParam'), ctx.in_dtype('RankParam'))
+
+
+@kernel_rule('rank_attention_grad')
+def _rank_attention_grad_kernel(spec):
+    max_rank = int(spec.attr('MaxRank'))
+
+    def run(x, offset, param, dout):
+        rows, blocks = _rank_blocks(x, offset, max_rank)
+        d = x.shape[1]
+        dparam = np.zeros((max_rank * max_rank, d, param.shape[1]), dout.dtype)
+        for k in range(max_rank):
+            live = rows[:, k] >= 0
+            if live.any():
+                np.add.at(dparam, blocks[live, k], np.einsum('nd,nc->ndc', x[rows[live, k]], dout[live]))
+        return (dparam.reshape(param.shape),)
     return run

@@ -278,3 +278,45 @@ def test_match_matrix_tensor_gradients_are_the_finite_differences():
         return float(np.sum(np.array(out) * weights))
     check_grad(np.array(gx), numeric_grad(loss, [x, y], 0), name='match_matrix_tensor: d/dX')
     check_grad(np.array(gy), numeric_grad(loss, [x, y], 1), name='match_matrix_tensor: d/dY')
+
+
+# --- rank_attention -----------------------------------------------------------------------------------------------
+
+def _rank_attention_reference(x, offset, param, max_rank):
+    """Paddle's GPU kernel, loop by loop: Out[i] = sum_k X[row_k] @ RankParam block (rank_i - 1, rank_k - 1)."""
+    d = x.shape[1]
+    out = np.zeros((x.shape[0], param.shape[1]))
+    for i, row in enumerate(offset):
+        for k in range(max_rank):
+            own, other, idx = row[0] - 1, row[2 * k + 1] - 1, row[2 * k + 2]
+            if own < 0 or other < 0:
+                continue
+            start = (own * max_rank + other) * d
+            out[i] += x[idx] @ param[start:start + d]
+    return out
+
+
+def test_rank_attention_against_the_gpu_kernels_loops_and_finite_differences():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 2))
+    # instance ranks 1, 2, 3, 0 (absent); slot k holds the instance of rank k + 1 (-1: no such instance)
+    offset = np.array([[1, 1, 0, 2, 1, 3, 2], [2, 1, 0, 2, 1, 3, 2], [3, 1, 0, 2, 1, -1, 0], [0, 1, 0, 2, 1, 3, 2]],
+                      'int32')
+    param = rng.standard_normal((2 * 3 * 3, 3))
+    weights = rng.standard_normal((4, 3))
+
+    def build(p):
+        xv = fluid.data('x', [4, 2], 'float64')
+        ro = fluid.data('ro', [4, 7], 'int32')
+        attr = fluid.ParamAttr(name='rp', initializer=fluid.initializer.NumpyArrayInitializer(p))
+        out = fluid.contrib.layers.rank_attention(xv, ro, [18, 3], attr, max_rank=3)
+        fluid.backward.append_backward(fluid.layers.reduce_sum(out * fluid.data('w', [4, 3], 'float64')))
+        return [out]
+    feed = {'x': x, 'ro': offset, 'w': weights}
+    out, grad = _run(lambda: build(param), feed, ['rp@GRAD'])
+    np.testing.assert_allclose(out, _rank_attention_reference(x, offset, param, 3), rtol=1e-12)
+    assert not out[3].any()
+
+    def loss(p):
+        return float(np.sum(_run(lambda: build(p), feed)[0] * weights))
+    check_grad(grad, numeric_grad(loss, [param], 0), name='rank_attention: d/dRankParam')

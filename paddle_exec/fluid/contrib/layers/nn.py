@@ -5,6 +5,7 @@ from ....layers.contrib_conv import tree_conv, var_conv_2d
 from ....layers.contrib_rec import (
     fused_embedding_seq_pool,
     match_matrix_tensor,
+    rank_attention,
     sequence_topk_avg_pooling,
     shuffle_batch,
     tdm_child,
@@ -13,5 +14,5 @@ from ....layers.contrib_rec import (
 from ....layers.detection import multiclass_nms2
 
 __all__ = ['fused_elemwise_activation', 'fused_embedding_seq_pool', 'match_matrix_tensor', 'multiclass_nms2',
-           'partial_concat', 'partial_sum', 'sequence_topk_avg_pooling', 'shuffle_batch', 'tdm_child', 'tdm_sampler',
-           'tree_conv', 'var_conv_2d']
+           'partial_concat', 'partial_sum', 'rank_attention', 'sequence_topk_avg_pooling', 'shuffle_batch',
+           'tdm_child', 'tdm_sampler', 'tree_conv', 'var_conv_2d']
