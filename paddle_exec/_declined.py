@@ -34,6 +34,10 @@ STREAMS_INSTEAD = 'nothing: ops run in program order on the CPU (exe.run returns
 IPU = CPU_ONLY + ' (no Graphcore IPU)'
 PS = ('the parameter-server / pserver training of Paddle 1.x needs its RPC runtime (listen_and_serv, send/recv ops), '
       'which paddle_exec does not have')
+LOAD_LAYER = ("Paddle 1.8.5's fluid.layers.load appends a `load` op without its output (it passes `output=` for "
+              "`outputs=`), so every program using it fails at run time in 1.8.5 itself ('Operator load does not "
+              "have an output called Out')")
+LOAD_INSTEAD = 'fluid.io.load_vars / fluid.io.load_persistables, or paddle.static.load'
 PS_INSTEAD = 'ParallelExecutor / CompiledProgram.with_data_parallel over CPU places on one node'
 FLEET_ISSUE = ("1.8's fleet utilities serve the parameter-server fleet: pserver programs, saved model parts and "
                'HDFS files (paddle_exec trains with the collective fleet only)')
@@ -171,6 +175,12 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'parse_program': (FLEET_ISSUE, FLEET_INSTEAD),
         'program_type_trans': (FLEET_ISSUE, FLEET_INSTEAD),
         'save_program': (FLEET_ISSUE, 'paddle.static.serialize_program'),
+    },
+    'paddle.fluid.layers': {
+        'load': (LOAD_LAYER, LOAD_INSTEAD),
+    },
+    'paddle.fluid.layers.io': {
+        'load': (LOAD_LAYER, LOAD_INSTEAD),
     },
     'paddle.fluid.trainer_desc': {
         'DistMultiTrainer': (DOWNPOUR, DOWNPOUR_INSTEAD),

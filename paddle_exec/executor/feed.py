@@ -119,7 +119,8 @@ LOD_FETCH_ERROR = ("Some of your fetched tensors hold LoD information.          
 def as_fetch_result(value, return_numpy: bool, copy: bool, lod=NO_LOD, name: str | None = None):
     """A fetched value as the caller gets it. Copied when asked (it outlives the run) or when it is a view of
     another array (a reshape of a parameter): the caller's result must not change with later runs. A value with a
-    LoD comes back as a LoDTensor holding it; asked for as an array, it raises Paddle's RuntimeError."""
+    LoD comes back as a LoDTensor holding it; asked for as an array, it raises Paddle's RuntimeError. A tensor array
+    comes back as a list of its tensors (arrays, or LoDTensors with return_numpy=False), as in Paddle 1.8."""
     if value is None:
         return None
     if lod and return_numpy:
@@ -127,6 +128,8 @@ def as_fetch_result(value, return_numpy: bool, copy: bool, lod=NO_LOD, name: str
                            % (name, [level.tolist() for level in lod]))
     if isinstance(value, SelectedRows):
         return value.to_dense() if return_numpy else value
+    if isinstance(value, list):   # a tensor array (LoDTensorArray): Paddle 1.8 gives a list, one item per tensor
+        return [as_fetch_result(item, return_numpy, True) for item in value]
     arr = np.asarray(value)
     if copy or isinstance(arr.base, np.ndarray) or not arr.flags.writeable:
         arr = arr.copy()

@@ -60,7 +60,7 @@ from . import (
 )
 from .backward import append_backward, gradients
 from .compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
-from .core import CPUPlace, CUDAPinnedPlace, CUDAPlace, LoDTensor, Scope
+from .core import CPUPlace, CUDAPinnedPlace, CUDAPlace, LoDTensor, LoDTensorArray, Scope
 from .core import LoDTensor as Tensor
 from .data import data
 from .data_feeder import DataFeeder

@@ -4,7 +4,7 @@ from ..executor.config import cpu_place_count as _cpu_place_count
 from ..framework.dtype import VarType
 from ..framework.errors import EnforceNotMet, EOFException
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda
-from ..framework.scope import LoDTensor, Scope, SelectedRows
+from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows
 from ..inference.legacy import (  # noqa: F401  (1.8's inference API lives in core, outside __all__)
     AnalysisConfig,
     AnalysisPredictor,
@@ -13,8 +13,8 @@ from ..inference.legacy import (  # noqa: F401  (1.8's inference API lives in co
     create_paddle_predictor,
 )
 
-__all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EnforceNotMet', 'EOFException', 'LoDTensor', 'Scope',
-           'SelectedRows', 'VarDesc', 'VarType', 'get_cpu_device_count', 'get_cuda_device_count', 'globals',
+__all__ = ['CPUPlace', 'CUDAPinnedPlace', 'CUDAPlace', 'EnforceNotMet', 'EOFException', 'LoDTensor', 'LoDTensorArray',
+           'Scope', 'SelectedRows', 'VarDesc', 'VarType', 'get_cpu_device_count', 'get_cuda_device_count', 'globals',
            'is_compiled_with_cuda']
 
 

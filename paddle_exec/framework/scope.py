@@ -295,3 +295,18 @@ class _RowValuesTensor(LoDTensor):
     def set(self, array, place=None) -> None:
         super().set(array, place)
         self._owner.values = self.value
+
+
+class LoDTensorArray(list):
+    """Paddle's LoDTensorArray (`fluid.LoDTensorArray`, `core.LoDTensorArray`): the value of a LOD_TENSOR_ARRAY
+    variable, a list of tensors. The tensor-array ops (ops/control_flow.py) keep numpy arrays in it; `append`
+    also takes a LoDTensor (its array is kept, as Paddle keeps the tensor) and `_move_to_list` gives the items as
+    a plain list, as Paddle's does."""
+
+    def append(self, tensor) -> None:
+        super().append(tensor.value if isinstance(tensor, LoDTensor) else np.asarray(tensor))
+
+    def _move_to_list(self) -> list:
+        items = list(self)
+        self.clear()
+        return items

@@ -1,12 +1,17 @@
-"""Random tensors with fluid 1.8's signatures: randint, uniform_random, gaussian_random.
+"""Random tensors with fluid 1.8's signatures: randint, uniform_random, gaussian_random, random_crop.
 
 uniform_random sets no dtype attribute (1.8 passes none, so the op's float32 default wins whatever `dtype` says);
 the shape may hold or be Variables (creation.shape_inputs).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..framework import unique_name
 from ..framework.dtype import convert_dtype, to_var_type
 from ..framework.variable import Variable
+from ..initializer import ConstantInitializer
+from .checks import check_type, check_variable_and_dtype
 from .creation import shape_inputs
 from .helper import LayerHelper, named_output
 
@@ -61,4 +66,29 @@ def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype='float32') -> Variab
     helper = LayerHelper('gaussian_random')
     out = helper.create_variable_for_type_inference(to_var_type(dtype))
     helper.append_op('gaussian_random', inputs, {'Out': [out]}, attrs)
+    return out
+
+
+def random_crop(x, shape, seed=None):
+    """The trailing dims of every instance of x cropped to `shape` at a random offset; `seed` an int (kept in a
+    persistable `random_crop_seed` variable the op updates) or an int64 Variable. Paddle's kernel falls back to
+    `startup_seed` while the seed variable is uninitialized; here the startup program sets it to that seed (a
+    value every run reads must exist), which draws the same crops."""
+    check_variable_and_dtype(x, 'x', ['float32', 'float64', 'uint8', 'int16', 'int32'], 'random_crop')
+    check_type(shape, 'shape', (list, Variable), 'random_crop')
+    helper = LayerHelper('random_crop')
+    out = helper.create_variable_for_type_inference(x.dtype)
+    if seed is None:
+        seed = int(np.random.randint(-65536, 65536))
+    attrs = {'shape': list(shape)}
+    if isinstance(seed, int):
+        attrs['startup_seed'] = seed
+        seed_value = seed
+        seed = helper.create_variable(name=unique_name.generate('random_crop_seed'), dtype='int64',
+                                      persistable=True, shape=[1])
+        helper.set_variable_initializer(seed, ConstantInitializer(float(seed_value)))
+    elif not isinstance(seed, Variable):
+        raise ValueError("'seed' must be a Variable or an int.")
+    helper.append_op(type='random_crop', inputs={'X': [x], 'Seed': [seed]},
+                     outputs={'Out': [out], 'SeedOut': [seed]}, attrs=attrs)
     return out

@@ -2,7 +2,8 @@
 expand_as_v2 (2.x) and expand_as (1.8), meshgrid, crop_tensor (2.x and 1.8) and crop (1.8), unbind, empty,
 logspace (pad_constant_like is in image.py).
 
-Slots and attributes are Paddle's. Gradients: broadcast_tensors / expand_as sum the broadcast dims back;
+Slots and attributes are Paddle's. Gradients: broadcast_tensors / expand_as_v2 sum the broadcast dims back,
+1.8's expand_as (which tiles X whole times) sums the tiles;
 meshgrid gives each input the sum of its output's gradient over the other axes; crop / crop_tensor put the
 gradient back at the offsets (zeros elsewhere); unbind's
 gradient is unstack_grad (the output gradients stacked back).
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
+from ..framework.errors import EnforceNotMet
 from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
 from ._util import norm_axis, runtime_ints, sum_to_shape
 
@@ -97,7 +99,19 @@ def _expand_as_v2_kernel(spec):
 
 @kernel_rule('expand_as')
 def _expand_as_kernel(spec):
-    return lambda x, target: (_expand_to(x, target.shape),)
+    # 1.8's expand_as tiles: each dim of target_tensor a whole multiple of X's (a broadcast is the case of size 1)
+    def run(x, target):
+        if len(x.shape) != len(target.shape):
+            raise EnforceNotMet("operator 'expand_as': The rank of input(target_tensor) must be equal to the rank "
+                                "of Input(X), got %s and %s" % (list(target.shape), list(x.shape)))
+        times = []
+        for d, (a, b) in enumerate(zip(x.shape, target.shape)):
+            if a == 0 or b % a:
+                raise EnforceNotMet("operator 'expand_as': dim %d of target_tensor (%d) must be a multiple of "
+                                    "Input(X)'s (%d)" % (d, b, a))
+            times.append(b // a)
+        return (np.tile(x, times),)
+    return run
 
 
 @kernel_rule('expand_as_v2_grad')
@@ -107,7 +121,13 @@ def _expand_as_v2_grad_kernel(spec):
 
 @kernel_rule('expand_as_grad')
 def _expand_as_grad_kernel(spec):
-    return lambda x, target, dout: (sum_to_shape(dout, x.shape),)
+    def run(x, target, dout):
+        split = []
+        for a, b in zip(x.shape, dout.shape):
+            split += [b // a, a]
+        summed = dout.reshape(split).sum(axis=tuple(range(0, 2 * x.ndim, 2)))
+        return (summed.astype(dout.dtype, copy=False).reshape(x.shape),)
+    return run
 
 
 # --- meshgrid --------------------------------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ import numpy as np
 from ..framework.lod import NO_LOD, companion
 from ..framework.program import Block
 from ..framework.registry import _grad_shape_rule, defop, grad_rule, kernel_rule, lod_rule, shape_rule
+from ..framework.scope import LoDTensorArray
 from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
 
 
@@ -501,7 +502,7 @@ def _array_index(i, op_type: str, name: str) -> int:
 
 @kernel_rule('create_array')
 def _create_array_kernel(spec):
-    return lambda: ([],)
+    return lambda: (LoDTensorArray(),)
 
 
 @shape_rule('write_to_array')
@@ -517,7 +518,7 @@ def _write_to_array_kernel(spec):
 
     def run(x, i, array):
         k = _array_index(i, 'write_to_array', i_name)
-        array = [] if array is None else array
+        array = LoDTensorArray() if array is None else array
         if k >= len(array):
             array.extend([None] * (k + 1 - len(array)))
         array[k] = np.array(x, copy=True)       # Paddle copies the tensor into the array

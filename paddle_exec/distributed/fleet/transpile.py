@@ -2,7 +2,7 @@
 
     init_communicator(startup, rank, endpoints, current, ring_id, sync=True)  c_gen_nccl_id, c_comm_init
         (and Paddle 2.x's sync: fill_constant, c_allreduce_sum, c_sync_calc_stream)
-    broadcast_params(startup, nrings)           c_broadcast of every parameter from trainer 0, c_sync_comm_stream
+    broadcast_params(startup, nrings, by_name)  c_broadcast of every parameter from trainer 0, c_sync_comm_stream
     scale_loss_grad(main, nranks)               `scale` 1/nranks after the loss@GRAD op
     allreduce_grads(main, nrings, sync_calc=False, sync_comm=False)
         c_allreduce_sum after the op that makes each gradient (Paddle 2.x's RawProgramOptimizer without fusion;
@@ -57,10 +57,12 @@ def init_communicator(startup, rank: int, endpoints: list, current_endpoint: str
         block.append_op('c_sync_calc_stream', {'X': [sync_var]}, {'Out': [sync_var]}, {OP_ROLE_ATTR: _FORWARD})
 
 
-def broadcast_params(startup, nrings: int = 1) -> None:
+def broadcast_params(startup, nrings: int = 1, by_name: bool = True) -> None:
     block = startup.global_block()
     ring_id, param = -1, None
-    for param in sorted(block.iter_parameters(), key=lambda p: p.name):     # Paddle's order: by name
+    params = list(block.iter_parameters())
+    # Paddle 2.x's order: by name; 1.8's transpiler (by_name=False): the order the parameters were made in
+    for param in sorted(params, key=lambda p: p.name) if by_name else params:
         if getattr(param, 'is_distributed', False):
             continue
         ring_id = (ring_id + 1) % nrings

@@ -6,6 +6,7 @@ Two more groups of names are reachable here, as they were before the submodules 
 building blocks 1.8 defines in control_flow.py outside its `__all__` (ConditionalBlock, select_input, ...), and
 paddle_exec's data-source builders (text_line_reader, decode_csv, staged, ...: static/data_source.py).
 """
+from ..._declined import declined_getattr
 from ...static import data_source as _data_source
 from ...static.data_source import *
 from . import (
@@ -41,3 +42,5 @@ __all__ = [name for module in (nn, io, tensor, control_flow, ops, detection, met
                                distributions, sequence_lod, loss, rnn) for name in module.__all__]
 __all__ += ['ConditionalBlock', 'merge_lod_tensor', 'select_input', 'select_output', 'split_lod_tensor']
 __all__ += _data_source.__all__
+
+__getattr__ = declined_getattr(__name__)

@@ -2,9 +2,12 @@
 (py_reader, create_py_reader_by_data, double_buffer, read_file: paddle_exec/static/data_loader.py).
 
 Only maps names: every builder is implemented once. `__all__` is the part of 1.8.5's `__all__` for this module
-that paddle_exec implements.
+that paddle_exec implements; `load` is declined (paddle_exec/_declined.py says why).
 """
+from ..._declined import declined_getattr
 from ...layers.io import data
 from ...static.data_loader import create_py_reader_by_data, double_buffer, py_reader, read_file
 
 __all__ = ['create_py_reader_by_data', 'data', 'double_buffer', 'py_reader', 'read_file']
+
+__getattr__ = declined_getattr(__name__)

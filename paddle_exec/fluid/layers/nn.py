@@ -161,3 +161,12 @@ __all__ += ['chunk_eval', 'dice_loss', 'mean_iou']
 from ...layers.sequence_loss import crf_decoding, ctc_greedy_decoder, linear_chain_crf  # noqa: E402
 
 __all__ += ['crf_decoding', 'ctc_greedy_decoder', 'linear_chain_crf']
+
+# the rest of 1.8's nn.py (issue 12, S5)
+from ...layers.features import filter_by_instag, fsp_matrix, hash, similarity_focus  # noqa: E402
+from ...layers.im2sequence import im2sequence  # noqa: E402
+from ...layers.position_sensitive import deformable_roi_pooling, prroi_pool, psroi_pool  # noqa: E402
+from ...layers.random import random_crop  # noqa: E402
+
+__all__ += ['deformable_roi_pooling', 'filter_by_instag', 'fsp_matrix', 'hash', 'im2sequence', 'prroi_pool',
+            'psroi_pool', 'random_crop', 'similarity_focus']

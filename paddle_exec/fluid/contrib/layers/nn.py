@@ -1,8 +1,18 @@
 """fluid.contrib.layers.nn (Paddle 1.8's module path): the contributed layers paddle_exec implements
-(paddle_exec/layers/contrib.py). The LoD ones (fused_embedding_seq_pool, match_matrix_tensor,
-sequence_topk_avg_pooling, var_conv_2d, search_pyramid_hash) belong to issue 11; shuffle_batch,
-rank_attention, tree_conv and the tdm samplers are not implemented yet."""
+(paddle_exec/layers/contrib.py, paddle_exec/layers/contrib_rec.py)."""
 from ....layers.contrib import fused_elemwise_activation, partial_concat, partial_sum
+from ....layers.contrib_conv import tree_conv, var_conv_2d
+from ....layers.contrib_rec import (
+    fused_embedding_seq_pool,
+    match_matrix_tensor,
+    rank_attention,
+    sequence_topk_avg_pooling,
+    shuffle_batch,
+    tdm_child,
+    tdm_sampler,
+)
 from ....layers.detection import multiclass_nms2
 
-__all__ = ['fused_elemwise_activation', 'multiclass_nms2', 'partial_concat', 'partial_sum']
+__all__ = ['fused_elemwise_activation', 'fused_embedding_seq_pool', 'match_matrix_tensor', 'multiclass_nms2',
+           'partial_concat', 'partial_sum', 'rank_attention', 'sequence_topk_avg_pooling', 'shuffle_batch',
+           'tdm_child', 'tdm_sampler', 'tree_conv', 'var_conv_2d']
