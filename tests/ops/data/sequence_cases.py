@@ -177,7 +177,8 @@ def run_case(fluid, CASES, name):
         exe.run(startup)
         params = {}
         for p in sorted(v.name for v in main.global_block().all_parameters()):
-            value = arr(np.array(scope.find_var(p).get_tensor()).shape, 100 + len(params))
+            current = np.array(scope.find_var(p).get_tensor())
+            value = arr(current.shape, 100 + len(params)).astype(current.dtype)
             scope.find_var(p).get_tensor().set(value, place)
             params[p] = value
         res = exe.run(main, feed=feed_of(fluid, inputs), fetch_list=fetch, return_numpy=False)
