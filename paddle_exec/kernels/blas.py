@@ -17,6 +17,13 @@ before it is used; an address that fails the check, or none at all, leaves 0, an
 (correct, slower). Like every kernel call, the BLAS call runs without the GIL; the executor's threadpoolctl limits
 (docs/architecture.md, Kernels) apply, as it is the same library.
 
+Threads. The products of a recurrence are small (a step's rows times the hidden size) and come one after the
+other, hundreds per op call: splitting each over BLAS threads costs more in hand-overs than it gains, and on a
+shared machine a busy-waiting BLAS thread can stall every step (measured: dynamic_lstm training 3x slower with
+OpenBLAS's 2 threads than with 1 on a loaded 2-core machine). `with one_thread(): ...` runs the products of the
+calling thread on one BLAS thread, through the library's thread-local setting (`openblas_set_num_threads_local`,
+MKL's `MKL_Set_Num_Threads_Local`); other threads are not affected. Without such a function it changes nothing.
+
 Arguments of `gemm(fns, trans_a, trans_b, alpha, a, b, beta, c)`: a, b, c are 2-D arrays of one float dtype
 (float32 uses fns[0], float64 fns[1]) whose rows are contiguous (unit stride along the last axis: a C-contiguous
 array, or a block of its rows or columns, as BLAS's leading dimension allows); op(a) is a or a.T, op(b) likewise;
@@ -34,7 +41,7 @@ from numba.core.extending import intrinsic
 
 from .jit import kernel_jit
 
-__all__ = ['blas_functions', 'gemm']
+__all__ = ['blas_functions', 'gemm', 'one_thread']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -163,6 +170,44 @@ def _works(fns: np.ndarray, dtype) -> bool:
 
 _state: dict = {}
 _lock = threading.Lock()
+_LOCAL_THREADS = ('openblas_set_num_threads_local', 'scipy_openblas_set_num_threads_local', 'MKL_Set_Num_Threads_Local',
+                  'mkl_set_num_threads_local')
+
+
+def _local_threads_setter():
+    """The BLAS's thread-local `set threads` function (returns the previous setting), or None."""
+    if 'local' not in _state:
+        found = None
+        for path in _library_paths():
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for name in _LOCAL_THREADS:
+                fn = getattr(lib, name, None)
+                if fn is not None:
+                    fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
+                    found = fn
+                    break
+            if found is not None:
+                break
+        _state['local'] = found
+    return _state['local']
+
+
+class one_thread:
+    """Context manager: the calling thread's BLAS products run on one thread (see the module docstring)."""
+    __slots__ = ('previous',)
+
+    def __enter__(self):
+        setter = _local_threads_setter()
+        self.previous = setter(1) if setter is not None else None
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            _local_threads_setter()(self.previous)
+        return False
 
 
 def blas_functions() -> np.ndarray:

@@ -30,7 +30,7 @@ from ..framework.errors import EnforceNotMet
 from ..framework.registry import GradSpec, defop, kernel_rule, lod_rule, shape_rule
 from ..kernels import gru as KG
 from ..kernels import lstm as KL
-from ..kernels.blas import blas_functions
+from ..kernels.blas import blas_functions, one_thread
 from ..kernels.recurrent import activation_code
 from ._lod import input_name, last_level
 
@@ -235,10 +235,11 @@ def _lstm_kernel(spec, proj: bool):
         h0_a, has_h0 = _optional(h0, dtype, width)
         c0_a, has_c0 = _optional(c0, dtype, frame)
         pw = _rows(proj_w, dtype) if proj else np.zeros((frame, 0), dtype)
-        out, cell, gate, cell_act, hidden = KL.lstm_forward(
-            fns, _rows(x, dtype), offsets, _rows(weight, dtype), _rows(bias, dtype).reshape(1, -1),
-            a.check(bias, frame, dtype), h0_a, c0_a, has_h0, has_c0, a.reverse, a.cell_clip, a.gate, a.cell, a.cand,
-            pw, proj, a.proj, a.proj_clip)
+        with one_thread():
+            out, cell, gate, cell_act, hidden = KL.lstm_forward(
+                fns, _rows(x, dtype), offsets, _rows(weight, dtype), _rows(bias, dtype).reshape(1, -1),
+                a.check(bias, frame, dtype), h0_a, c0_a, has_h0, has_c0, a.reverse, a.cell_clip, a.gate, a.cell,
+                a.cand, pw, proj, a.proj, a.proj_clip)
         if proj:
             return out, cell, gate, cell_act, hidden
         return out, cell, gate, cell_act
@@ -272,11 +273,12 @@ def _lstm_grad_kernel(spec, proj: bool):
         pw = _rows(proj_w, dtype) if proj else np.zeros((frame, 0), dtype)
         hid = _rows(hidden, dtype) if proj else np.zeros((0, frame), dtype)
         dout = np.zeros(out.shape, dtype) if dout is None else _rows(dout, dtype)
-        dx, dw, dgate_bias, dcheck, dh0, dc0, dpw = KL.lstm_backward(
-            fns, offsets, _rows(weight, dtype), a.check(bias, frame, dtype), h0_a, c0_a, has_h0, has_c0,
-            _rows(out, dtype), _rows(cell, dtype), _rows(gate, dtype), _rows(cell_act, dtype), hid, dout, a.reverse,
-            a.cell_clip, a.gate, a.cell, a.cand, pw, proj, a.proj, a.proj_clip, has_h0 and want['H0'],
-            has_c0 and want['C0'])
+        with one_thread():
+            dx, dw, dgate_bias, dcheck, dh0, dc0, dpw = KL.lstm_backward(
+                fns, offsets, _rows(weight, dtype), a.check(bias, frame, dtype), h0_a, c0_a, has_h0, has_c0,
+                _rows(out, dtype), _rows(cell, dtype), _rows(gate, dtype), _rows(cell_act, dtype), hid, dout,
+                a.reverse, a.cell_clip, a.gate, a.cell, a.cand, pw, proj, a.proj, a.proj_clip,
+                has_h0 and want['H0'], has_c0 and want['C0'])
         dbias = None
         if want['Bias']:
             parts = [dgate_bias] + ([dcheck.reshape(-1)] if a.peepholes else [])
@@ -319,8 +321,9 @@ def _gru_forward_kernel(spec):
         _check_initial(spec, 'H0', h0, offsets.shape[0] - 1, frame)
         h0_a, has_h0 = _optional(h0, dtype, frame)
         b = np.zeros((1, 3 * frame), dtype) if bias is None else _rows(bias, dtype).reshape(1, -1)
-        return KG.gru_forward(fns, _rows(x, dtype), offsets, _rows(weight, dtype), b, h0_a, has_h0, reverse,
-                              gate_code, node_code, origin)
+        with one_thread():
+            return KG.gru_forward(fns, _rows(x, dtype), offsets, _rows(weight, dtype), b, h0_a, has_h0, reverse,
+                                  gate_code, node_code, origin)
     return run
 
 
@@ -337,9 +340,10 @@ def _gru_backward_kernel(spec):
         frame = weight.shape[0]
         h0_a, has_h0 = _optional(h0, dtype, frame)
         dh = np.zeros(hidden.shape, dtype) if dh is None else _rows(dh, dtype)
-        dx, dw, db, dh0 = KG.gru_backward(fns, offsets, _rows(weight, dtype), h0_a, has_h0, want['H0'],
-                                          _rows(gate, dtype), _rows(reset_prev, dtype), _rows(batch_hidden, dtype),
-                                          dh, reverse, gate_code, node_code, origin)
+        with one_thread():
+            dx, dw, db, dh0 = KG.gru_backward(fns, offsets, _rows(weight, dtype), h0_a, has_h0, want['H0'],
+                                              _rows(gate, dtype), _rows(reset_prev, dtype),
+                                              _rows(batch_hidden, dtype), dh, reverse, gate_code, node_code, origin)
         return (dx if want['Input'] else None, dh0 if has_h0 and want['H0'] else None,
                 dw if want['Weight'] else None,
                 db.reshape(np.shape(bias)) if want['Bias'] and bias is not None else None)
