@@ -27,6 +27,7 @@ and returns [(param, grad)].
 from __future__ import annotations
 
 from .framework import registry, unique_name
+from .framework.dtype import VarType
 from .framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, OpRole
 from .framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX, Parameter, Variable
 
@@ -381,6 +382,11 @@ def _create_grad_var(block, name: str) -> Variable:
                             lod_level=fwd.lod_level)
 
 
+def _is_array_grad(block, name: str) -> bool:
+    fwd = block._find_var_recursive(strip_grad_suffix(name))
+    return fwd is not None and fwd.type == VarType.LOD_TENSOR_ARRAY
+
+
 def _fresh_zero_name(block, name: str) -> str:
     new = name
     while block.has_var(new):
@@ -399,8 +405,9 @@ def _append_grad_ops(block, grad_ops: list[_GradOp], produced: set[str], callbac
         if not outs:
             continue
         for name in grad_ins:
-            if name in produced:
-                continue
+            if name in produced or (name in outs and block.parent_idx >= 0 and _is_array_grad(block, name)):
+                continue        # in a loop's grad block, an array's gradient written in place element by
+                                # element lives across the runs (ops/loops.py): it starts as no list
             # an unused output of a multi-output op: its gradient is zero
             zero = _fresh_zero_name(block, name)
             gop.rename_input(name, zero)

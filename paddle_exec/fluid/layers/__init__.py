@@ -24,7 +24,18 @@ from . import (
     utils,
 )
 from .control_flow import *
-from .control_flow import ConditionalBlock, merge_lod_tensor, select_input, select_output, split_lod_tensor
+from .control_flow import (
+    ConditionalBlock,
+    array_to_lod_tensor,
+    lod_rank_table,
+    lod_tensor_to_array,
+    max_sequence_len,
+    merge_lod_tensor,
+    select_input,
+    select_output,
+    shrink_memory,
+    split_lod_tensor,
+)
 from .detection import *
 from .distributions import *
 from .io import *
@@ -39,5 +50,6 @@ from .tensor import *
 
 __all__ = [name for module in (nn, io, tensor, control_flow, ops, detection, metric_op, learning_rate_scheduler,
                                distributions, sequence_lod, loss, rnn) for name in module.__all__]
-__all__ += ['ConditionalBlock', 'merge_lod_tensor', 'select_input', 'select_output', 'split_lod_tensor']
+__all__ += ['ConditionalBlock', 'merge_lod_tensor', 'select_input', 'select_output', 'split_lod_tensor',
+            'lod_rank_table', 'max_sequence_len', 'lod_tensor_to_array', 'array_to_lod_tensor', 'shrink_memory']
 __all__ += _data_source.__all__

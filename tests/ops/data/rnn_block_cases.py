@@ -1,0 +1,96 @@
+"""The recurrent building blocks (DynamicRNN, StaticRNN, While with gradients, the LoD rank table ops) recorded with
+Paddle 1.8.5 (record_rnn_blocks.py) and replayed with paddle_exec (tests/ops/test_rnn_blocks.py), in the format of
+sequence_cases.py: name -> (inputs, build(vars) -> output or (output, more fetches), what to differentiate).
+
+The gradient recorded is that of sum(out * w) for the first output, w a fixed random projection.
+"""
+from sequence_cases import arr
+
+
+def cases(fluid) -> dict:
+    L = fluid.layers
+    CF = fluid.layers.control_flow          # 1.8 keeps the rank-table layers out of fluid.layers
+    CASES = {}
+
+    def case(name, inputs, build, grads=()):
+        CASES[name] = (inputs, build, grads)
+
+    def dynamic_rnn(v, memory_init=None, reverse_static=False):
+        drnn = L.DynamicRNN()
+        with drnn.block():
+            w = drnn.step_input(v['x'])
+            st = drnn.static_input(v['s'])
+            if memory_init is None:
+                mem = drnn.memory(shape=[4], value=0.5)
+            else:
+                mem = drnn.memory(init=v[memory_init], need_reorder=True)
+            h = L.fc([w, mem, st], 4, act='tanh')
+            drnn.update_memory(mem, h)
+            drnn.output(h, L.scale(h, 2.0))
+        out, doubled = drnn()
+        return out, doubled, L.sequence_last_step(out)
+
+    lod = [[2, 4, 1, 3]]
+    x = arr((10, 3), 1)
+    s = arr((4, 2), 2)
+    case('dynamic_rnn', {'x': (x, lod), 's': (s, None)}, dynamic_rnn, ['x', 's', 'fc_0.w_0', 'fc_0.w_1', 'fc_0.w_2',
+                                                                       'fc_0.b_0'])
+    case('dynamic_rnn_memory_init', {'x': (x, lod), 's': (s, None), 'h0': (arr((4, 4), 3), None)},
+         lambda v: dynamic_rnn(v, 'h0'), ['x', 's', 'h0', 'fc_0.w_1'])
+
+    def dynamic_rnn_lstm(v):
+        drnn = L.DynamicRNN()
+        with drnn.block():
+            w = drnn.step_input(v['x'])
+            h_prev = drnn.memory(shape=[3])
+            c_prev = drnn.memory(shape=[3])
+            h, c = L.lstm_unit(w, h_prev, c_prev)
+            drnn.update_memory(h_prev, h)
+            drnn.update_memory(c_prev, c)
+            drnn.output(h)
+        return drnn()
+    case('dynamic_rnn_lstm_unit', {'x': (x, lod)}, dynamic_rnn_lstm, ['x', 'fc_0.w_0', 'fc_0.b_0'])
+
+    def static_rnn(v):
+        rnn = L.StaticRNN()
+        with rnn.step():
+            w = rnn.step_input(v['x'])
+            prev = rnn.memory(init=v['h0'])
+            c = rnn.memory(shape=[-1, 5], batch_ref=w, init_value=0.25)
+            h = L.fc([w, prev], 5, act='tanh')
+            c2 = L.elementwise_mul(c, h) + 0.1
+            rnn.update_memory(prev, h)
+            rnn.update_memory(c, c2)
+            rnn.step_output(h)
+            rnn.step_output(c2)
+        out, cs = rnn()
+        return out, cs
+    case('static_rnn', {'x': (arr((4, 2, 3), 4), None), 'h0': (arr((2, 5), 5), None)}, static_rnn,
+         ['x', 'h0', 'fc_0.w_0', 'fc_0.w_1', 'fc_0.b_0'])
+
+    def while_square(v):
+        i = L.fill_constant([1], 'int64', 0)
+        three = L.fill_constant([1], 'int64', 3)
+        _, acc = L.while_loop(lambda i, a: L.less_than(i, three),
+                              lambda i, a: [L.increment(i, 1, in_place=False), L.tanh(a * v['y'])], [i, v['x']])
+        return acc
+    case('while_loop_gradient', {'x': (arr((2, 3), 6), None), 'y': (arr((2, 3), 7), None)}, while_square,
+         ['x', 'y'])
+
+    def rank_table_ops(v):
+        table = CF.lod_rank_table(v['x'])
+        array = CF.lod_tensor_to_array(v['x'], table)
+        back = CF.array_to_lod_tensor(array, table)
+        first = L.array_read(array, L.fill_constant([1], 'int64', 0))
+        reordered = L.reorder_lod_tensor_by_rank(v['s'], table)
+        shrunk = CF.shrink_memory(reordered, L.fill_constant([1], 'int64', 2), table)
+        return (L.elementwise_mul(back, back), first, reordered, shrunk, CF.max_sequence_len(table),
+                L.array_length(array))
+    case('rank_table_ops', {'x': (x, lod), 's': (s, None)}, rank_table_ops, ['x'])
+
+    def reorder_lod(v):
+        table = CF.lod_rank_table(v['y'])
+        return L.reorder_lod_tensor_by_rank(v['x'], table)
+    case('reorder_lod_tensor_by_rank_lod', {'x': (arr((6, 2), 8), [[1, 3, 2]]), 'y': (arr((7, 1), 9), [[1, 2, 4]])},
+         reorder_lod, ['x'])
+    return CASES
