@@ -4,6 +4,7 @@ sequence_cases.py: name -> (inputs, build(vars) -> output or (output, more fetch
 
 The gradient recorded is that of sum(out * w) for the first output, w a fixed random projection.
 """
+import numpy as np
 from sequence_cases import arr
 
 
@@ -93,4 +94,22 @@ def cases(fluid) -> dict:
         return L.reorder_lod_tensor_by_rank(v['x'], table)
     case('reorder_lod_tensor_by_rank_lod', {'x': (arr((6, 2), 8), [[1, 3, 2]]), 'y': (arr((7, 1), 9), [[1, 2, 4]])},
          reorder_lod, ['x'])
+
+    def cell_rnn(cell_type, **kw):
+        def build(v):
+            cell = (L.GRUCell(4) if cell_type == 'gru' else L.LSTMCell(4, forget_bias=0.5))
+            seq = {'sequence_length': v['lens']} if 'lens' in v else {}
+            out, final = L.rnn(cell, v['x'], **seq, **kw)
+            return (out,) + tuple(final if isinstance(final, list) else [final])
+        return build
+    xb = arr((3, 5, 2), 10)              # batch 3, 5 steps, width 2
+    lens = (np.array([5, 2, 4], 'int64'), None)
+    gru_params = ['GRUCell/BasicGRUUnit_0.w_0', 'GRUCell/BasicGRUUnit_0.w_1', 'GRUCell/BasicGRUUnit_0.b_0',
+                  'GRUCell/BasicGRUUnit_0.b_1']
+    lstm_params = ['LSTMCell/BasicLSTMUnit_0.w_0', 'LSTMCell/BasicLSTMUnit_0.b_0']
+    case('rnn_gru_cell', {'x': (xb, None)}, cell_rnn('gru'), ['x'] + gru_params)
+    case('rnn_lstm_cell_reverse', {'x': (xb, None)}, cell_rnn('lstm', is_reverse=True), ['x'] + lstm_params)
+    case('rnn_gru_cell_sequence_length', {'x': (xb, None), 'lens': lens}, cell_rnn('gru'), ['x'] + gru_params)
+    case('rnn_lstm_cell_time_major_lengths', {'x': (xb, None), 'lens': (np.array([3, 1, 2, 3, 2], 'int64'), None)},
+         cell_rnn('lstm', time_major=True), ['x'] + lstm_params)
     return CASES
