@@ -1,5 +1,6 @@
-"""fluid 1.8's cell-based RNN API: RNNCell, GRUCell, LSTMCell and `rnn` (fluid.layers.rnn), and the units they
-are made of, BasicGRUUnit and BasicLSTMUnit (fluid.contrib.layers.rnn_impl).
+"""fluid 1.8's cell-based RNN API: RNNCell, GRUCell, LSTMCell and `rnn` (fluid.layers.rnn), the units they are
+made of, BasicGRUUnit and BasicLSTMUnit (fluid.contrib.layers.rnn_impl), and the beam-search step and decoder
+builders (beam_search, beam_search_decode: ops/beam_search.py).
 
 Built as Paddle 1.8 builds them (python/paddle/fluid/layers/rnn.py, contrib/layers/rnn_impl.py):
 - a unit creates its parameters on its first call, named after `<name>/<Unit class>_N` as 1.8's dygraph Layer
@@ -32,7 +33,8 @@ from .math import elementwise_add, elementwise_mul, matmul
 from .rnn_blocks import StaticRNN
 from .sequence import sequence_mask
 
-__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'rnn', 'BasicGRUUnit', 'BasicLSTMUnit']
+__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'rnn', 'BasicGRUUnit', 'BasicLSTMUnit', 'beam_search',
+           'beam_search_decode']
 
 
 class _Unit:
@@ -296,3 +298,41 @@ def rnn(cell, inputs, initial_states=None, sequence_length=None, time_major=Fals
     if not time_major:
         final_outputs = _map_structure(_transpose_batch_time, final_outputs)
     return final_outputs, final_states
+
+
+# --- beam search (ops/beam_search.py) -------------------------------------------------------------------------------
+
+def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0, is_accumulated=True, name=None,
+                return_parent_idx=False):
+    """One beam-search step: the beam_size best candidates of each source, with their 2-level LoD."""
+    check_variable_and_dtype(pre_ids, 'pre_ids', ['int64'], 'beam_search')
+    check_variable_and_dtype(pre_scores, 'pre_scores', ['float32', 'float64'], 'beam_search')
+    check_type(ids, 'ids', (Variable, type(None)), 'beam_search')
+    check_variable_and_dtype(scores, 'scores', ['float32', 'float64'], 'beam_search')
+    helper = LayerHelper('beam_search', name=name)
+    inputs = {'pre_ids': [pre_ids], 'pre_scores': [pre_scores], 'scores': [scores]}
+    if ids is not None:
+        inputs['ids'] = [ids]
+    selected_scores = helper.create_variable_for_type_inference(dtype=pre_scores.dtype)
+    selected_ids = helper.create_variable_for_type_inference(dtype=pre_ids.dtype)
+    parent_idx = helper.create_variable_for_type_inference(dtype='int32')
+    helper.append_op('beam_search', inputs,
+                     {'selected_ids': [selected_ids], 'selected_scores': [selected_scores],
+                      'parent_idx': [parent_idx]},
+                     {'level': level, 'beam_size': beam_size, 'end_id': end_id, 'is_accumulated': is_accumulated})
+    if return_parent_idx:
+        return selected_ids, selected_scores, parent_idx
+    return selected_ids, selected_scores
+
+
+def beam_search_decode(ids, scores, beam_size, end_id, name=None):
+    """The hypotheses of each source, backtraced from the arrays of per-step beam_search results."""
+    check_variable_and_dtype(ids, 'ids', ['int64'], 'beam_search_encode')
+    check_variable_and_dtype(scores, 'scores', ['float32'], 'beam_search_encode')
+    helper = LayerHelper('beam_search_decode', name=name)
+    sentence_ids = helper.create_variable_for_type_inference(dtype=ids.dtype)
+    sentence_scores = helper.create_variable_for_type_inference(dtype=scores.dtype)
+    helper.append_op('beam_search_decode', {'Ids': [ids], 'Scores': [scores]},
+                     {'SentenceIds': [sentence_ids], 'SentenceScores': [sentence_scores]},
+                     {'beam_size': beam_size, 'end_id': end_id})
+    return sentence_ids, sentence_scores

@@ -1,0 +1,83 @@
+"""A beam-search decoder as the Paddle book's machine_translation builds it (an LSTM encoder, a While loop over
+tensor arrays of 2-level LoD ids / scores with beam_search, beam_search_decode after it), on fixed parameters, run
+with either framework's fluid: recorded with Paddle 1.8.5 by record_beam_search.py (beam_search_pd18.json) and
+replayed by tests/ops/test_beam_search.py.
+"""
+import numpy as np
+
+END_IDS = (1, 23, 27)       # 1 never wins (no beam ends); 23 and 27 end beams at different steps
+
+
+def run(fluid, end_id: int) -> dict:
+    pd = fluid.layers
+    dict_size, word_dim, hidden_dim, decoder_size, max_length, beam_size = 30, 8, 16, 16, 6, 3
+
+    def encoder():
+        src_word_id = pd.data(name="src_word_id", shape=[1], dtype='int64', lod_level=1)
+        src_embedding = pd.embedding(input=src_word_id, size=[dict_size, word_dim], dtype='float32',
+                                     param_attr=fluid.ParamAttr(name='vemb'))
+        fc1 = pd.fc(input=src_embedding, size=hidden_dim * 4, act='tanh')
+        lstm_hidden0, lstm_0 = pd.dynamic_lstm(input=fc1, size=hidden_dim * 4)
+        encoder_out = pd.sequence_last_step(input=lstm_hidden0)
+        return encoder_out
+
+    def decode(context):
+        init_state = context
+        array_len = pd.fill_constant(shape=[1], dtype='int64', value=max_length)
+        counter = pd.zeros(shape=[1], dtype='int64', force_cpu=True)
+        state_array = pd.create_array('float32')
+        pd.array_write(init_state, array=state_array, i=counter)
+        ids_array = pd.create_array('int64')
+        scores_array = pd.create_array('float32')
+        init_ids = pd.data(name="init_ids", shape=[1], dtype="int64", lod_level=2)
+        init_scores = pd.data(name="init_scores", shape=[1], dtype="float32", lod_level=2)
+        pd.array_write(init_ids, array=ids_array, i=counter)
+        pd.array_write(init_scores, array=scores_array, i=counter)
+        cond = pd.less_than(x=counter, y=array_len)
+        while_op = pd.While(cond=cond)
+        with while_op.block():
+            pre_ids = pd.array_read(array=ids_array, i=counter)
+            pre_state = pd.array_read(array=state_array, i=counter)
+            pre_score = pd.array_read(array=scores_array, i=counter)
+            pre_state_expanded = pd.sequence_expand(pre_state, pre_score)
+            pre_ids_emb = pd.embedding(input=pre_ids, size=[dict_size, word_dim], dtype='float32',
+                                       param_attr=fluid.ParamAttr(name='temb'))
+            current_state = pd.fc(input=[pre_state_expanded, pre_ids_emb], size=decoder_size, act='tanh')
+            current_state_with_lod = pd.lod_reset(x=current_state, y=pre_score)
+            current_score = pd.fc(input=current_state_with_lod, size=dict_size, act='softmax')
+            topk_scores, topk_indices = pd.topk(current_score, k=beam_size)
+            accu_scores = pd.elementwise_add(x=pd.log(topk_scores), y=pd.reshape(pre_score, shape=[-1]), axis=0)
+            selected_ids, selected_scores = pd.beam_search(pre_ids, pre_score, topk_indices, accu_scores, beam_size,
+                                                           end_id=end_id, level=0)
+            pd.increment(x=counter, value=1, in_place=True)
+            pd.array_write(current_state, array=state_array, i=counter)
+            pd.array_write(selected_ids, array=ids_array, i=counter)
+            pd.array_write(selected_scores, array=scores_array, i=counter)
+            length_cond = pd.less_than(x=counter, y=array_len)
+            finish_cond = pd.logical_not(pd.is_empty(x=selected_ids))
+            pd.logical_and(x=length_cond, y=finish_cond, out=cond)
+        translation_ids, translation_scores = pd.beam_search_decode(ids=ids_array, scores=scores_array,
+                                                                    beam_size=beam_size, end_id=end_id)
+        return translation_ids, translation_scores
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        ids, scores = decode(encoder())
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    place = fluid.CPUPlace()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        for k, p in enumerate(sorted(v.name for v in main.global_block().all_parameters())):
+            shape = np.array(scope.find_var(p).get_tensor()).shape
+            value = (np.random.RandomState(k).rand(*shape) * 2 - 1).astype('float32') * 1.5
+            scope.find_var(p).get_tensor().set(value, place)
+        src = np.random.RandomState(7).randint(2, dict_size, (9, 1)).astype('int64')
+        n = 3
+        feed = {'src_word_id': fluid.create_lod_tensor(src, [[3, 2, 4]], place),
+                'init_ids': fluid.create_lod_tensor(np.zeros((n, 1), 'int64'), [[1] * n, [1] * n], place),
+                'init_scores': fluid.create_lod_tensor(np.ones((n, 1), 'float32'), [[1] * n, [1] * n], place)}
+        r_ids, r_scores = exe.run(main, feed=feed, fetch_list=[ids, scores], return_numpy=False)
+    return {'ids': np.array(r_ids).reshape(-1).tolist(), 'lod': r_ids.recursive_sequence_lengths(),
+            'scores_lod': r_scores.recursive_sequence_lengths(),
+            'scores': np.array(r_scores).reshape(-1).tolist()}

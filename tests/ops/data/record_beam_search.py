@@ -1,0 +1,22 @@
+"""Records what Paddle 1.8.5 decodes in beam_search_cases.py, for each end id, into beam_search_pd18.json, which
+tests/ops/test_beam_search.py compares paddle_exec with.
+
+Runs only where Paddle 1.8.5 is installed:  /work/pd18/bin/python tests/ops/data/record_beam_search.py
+"""
+import json
+import os
+import sys
+
+import paddle.fluid as fluid
+from beam_search_cases import END_IDS, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    with open(os.path.join(HERE, 'beam_search_pd18.json'), 'w') as f:
+        json.dump({str(e): run(fluid, e) for e in END_IDS}, f, sort_keys=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

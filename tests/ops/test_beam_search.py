@@ -1,0 +1,77 @@
+"""beam_search and beam_search_decode: the book's beam-search decoder (tests/ops/data/beam_search_cases.py: a While
+over tensor arrays of 2-level LoD ids / scores) against what Paddle 1.8.5 decodes (beam_search_pd18.json, for end
+ids that never win, and that end beams at different steps), then the selection and the backtrace by hand.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import paddle_exec.fluid as fluid
+from paddle_exec.ops.beam_search import backtrace, beam_search_select
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, 'data'))
+import beam_search_cases  # noqa: E402
+
+with open(os.path.join(HERE, 'data', 'beam_search_pd18.json')) as _f:
+    RECORDED = json.load(_f)
+
+
+@pytest.mark.parametrize('end_id', beam_search_cases.END_IDS)
+def test_decoder_matches_paddle_1_8(end_id):
+    want = RECORDED[str(end_id)]
+    got = beam_search_cases.run(fluid, end_id)
+    assert got['ids'] == want['ids']
+    assert got['lod'] == want['lod'] and got['scores_lod'] == want['scores_lod']
+    np.testing.assert_allclose(got['scores'], want['scores'], rtol=1e-5, atol=1e-5)
+
+
+def test_end_ids_shorten_hypotheses():
+    lengths = {e: RECORDED[str(e)]['lod'][1] for e in beam_search_cases.END_IDS}
+    assert set(lengths[1]) == {7}                   # nothing ends: every hypothesis runs all 6 steps + the start
+    assert min(lengths[23]) < 7 and min(lengths[27]) < 7
+
+
+def test_selection_by_hand():
+    # two sources: the first with prefixes 0 (ended: pre_id 9 = end_id) and 1, the second with prefix 2
+    lod = ([0, 2, 3], [0, 1, 2, 3])
+    pre_ids = np.array([[9], [4], [5]], np.int64)
+    pre_scores = np.array([[-0.5], [-1.0], [-2.0]], np.float32)
+    ids = np.array([[1, 2], [3, 4], [6, 7]], np.int64)
+    scores = np.array([[-0.1, -0.2], [-0.4, -1.5], [-2.5, -2.2]], np.float32)
+    sel_ids, sel_scores, parent, out_lod = beam_search_select(pre_ids, pre_scores, ids, scores, lod, 0, 2, 9, True)
+    # source 0: the ended prefix offers (9, -0.5) only; prefix 1 offers (3, -0.4), (4, -1.5): best two
+    #   -0.4 (prefix 1) and -0.5 (prefix 0); source 1: (7, -2.2), (6, -2.5)
+    assert sel_ids.reshape(-1).tolist() == [9, 3, 7, 6]
+    np.testing.assert_allclose(sel_scores.reshape(-1), [-0.5, -0.4, -2.2, -2.5])
+    assert parent.tolist() == [0, 1, 2, 2]
+    assert [level.tolist() for level in out_lod] == [[0, 2, 3], [0, 1, 2, 4]]
+
+
+def test_a_source_whose_beams_all_ended_is_pruned():
+    lod = ([0, 1, 2], [0, 1, 2])
+    pre_ids = np.array([[9], [4]], np.int64)
+    pre_scores = np.array([[-0.5], [-1.0]], np.float32)
+    scores = np.array([[0.5, 0.5], [0.25, 0.75]], np.float32)          # probabilities: not accumulated
+    sel_ids, sel_scores, _, out_lod = beam_search_select(pre_ids, pre_scores, None, scores, lod, 0, 2, 9, False)
+    assert sel_ids.reshape(-1).tolist() == [1, 0]           # ids are the column indices without `ids`
+    np.testing.assert_allclose(sel_scores.reshape(-1), [-1.0 + np.log(0.75), -1.0 + np.log(0.25)], rtol=1e-6)
+    assert [level.tolist() for level in out_lod] == [[0, 1, 2], [0, 0, 2]]
+
+
+def test_backtrace_by_hand():
+    # one source, beam 2: step 0 the start word; step 1 two words from it; step 2 both from step-1 candidate 1
+    lod0 = ([0, 1], [0, 1])
+    lod1 = ([0, 1], [0, 2])
+    lod2 = ([0, 2], [0, 0, 2])
+    steps = [(np.array([0]), lod0), (np.array([5, 6]), lod1), (np.array([7, 8]), lod2)]
+    scores = [(np.array([0.0]), lod0), (np.array([-1.0, -2.0]), lod1), (np.array([-3.0, -2.5]), lod2)]
+    ids, sc, lod = backtrace(steps, scores, 2, 99)
+    assert [level.tolist() for level in lod] == [[0, 2], [0, 3, 6]]
+    assert ids == [0, 6, 8, 0, 6, 7]                         # the better final score (-2.5) first
+    np.testing.assert_allclose(sc, [0.0, -2.0, -2.5, 0.0, -2.0, -3.0])
