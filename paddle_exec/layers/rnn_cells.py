@@ -1,6 +1,6 @@
 """fluid 1.8's cell-based RNN API: RNNCell, GRUCell, LSTMCell and `rnn` (fluid.layers.rnn), the units they are
 made of, BasicGRUUnit and BasicLSTMUnit (fluid.contrib.layers.rnn_impl), and the beam-search step and decoder
-builders (beam_search, beam_search_decode: ops/beam_search.py).
+builders (beam_search, beam_search_decode, gather_tree: ops/beam_search.py).
 
 Built as Paddle 1.8 builds them (python/paddle/fluid/layers/rnn.py, contrib/layers/rnn_impl.py):
 - a unit creates its parameters on its first call, named after `<name>/<Unit class>_N` as 1.8's dygraph Layer
@@ -34,7 +34,7 @@ from .rnn_blocks import StaticRNN
 from .sequence import sequence_mask
 
 __all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'rnn', 'BasicGRUUnit', 'BasicLSTMUnit', 'beam_search',
-           'beam_search_decode']
+           'beam_search_decode', 'gather_tree']
 
 
 class _Unit:
@@ -336,3 +336,13 @@ def beam_search_decode(ids, scores, beam_size, end_id, name=None):
                      {'SentenceIds': [sentence_ids], 'SentenceScores': [sentence_scores]},
                      {'beam_size': beam_size, 'end_id': end_id})
     return sentence_ids, sentence_scores
+
+
+def gather_tree(ids, parents):
+    """The full beam of each final step: ids [time, batch, beam] gathered along `parents` (gather_tree op)."""
+    check_variable_and_dtype(ids, 'ids', ['int32', 'int64'], 'gather_tree')
+    check_variable_and_dtype(parents, 'parents', ['int32', 'int64'], 'gather_tree')
+    helper = LayerHelper('gather_tree')
+    out = helper.create_variable_for_type_inference(dtype=ids.dtype)
+    helper.append_op('gather_tree', {'Ids': [ids], 'Parents': [parents]}, {'Out': [out]})
+    return out

@@ -3,6 +3,7 @@
     beam_search(pre_ids, pre_scores, ids?, scores) -> selected_ids, selected_scores, parent_idx?
         attrs level, beam_size, end_id, is_accumulated
     beam_search_decode(Ids, Scores) -> SentenceIds, SentenceScores          attrs beam_size, end_id
+    gather_tree(Ids, Parents) -> Out        [time, batch, beam]: each final beam's ids along its parents
 
 beam_search follows Paddle's CPU BeamSearchFunctor (operators/math/beam_search.cc). `scores` carries a 2-level
 LoD: level `level` groups the prefixes (rows) by source sentence. For each source, every candidate of every prefix
@@ -28,7 +29,7 @@ from ..framework.lod import as_lod
 from ..framework.registry import defop, kernel_rule, lod_rule, shape_rule
 from .tensor_array import array_value
 
-__all__ = ['beam_search_select', 'backtrace']
+__all__ = ['beam_search_select', 'backtrace', 'gather_tree_rows']
 
 defop('beam_search', ['pre_ids', 'pre_scores', 'ids', 'scores'], ['selected_ids', 'selected_scores', 'parent_idx'],
       {'level': 0, 'beam_size': 1, 'end_id': 0, 'is_accumulated': True}, dispensable=['ids', 'parent_idx'])
@@ -195,3 +196,37 @@ def _beam_search_decode_kernel(spec):
         dtype = scores[0][0].dtype if scores else np.float32
         return np.array(ids, np.int64), np.array(sc, dtype), lod, lod
     return run
+
+
+# --- gather_tree ----------------------------------------------------------------------------------------------------
+
+defop('gather_tree', ['Ids', 'Parents'], ['Out'])
+
+
+def gather_tree_rows(ids: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """Paddle's gather_tree: [time, batch, beam] ids re-read along each final beam's chain of parents."""
+    if ids.shape != parents.shape:
+        raise ValueError("gather_tree: Ids %s and Parents %s must have the same shape"
+                         % (list(ids.shape), list(parents.shape)))
+    out = np.empty_like(ids)
+    steps = ids.shape[0]
+    if steps == 0:
+        return out
+    batch = np.arange(ids.shape[1])[:, None]
+    out[-1] = ids[-1]
+    beam = parents[-1].astype(np.int64)
+    for t in range(steps - 2, -1, -1):         # one vectorised gather per step: the chain runs through time
+        out[t] = ids[t][batch, beam]
+        beam = parents[t][batch, beam].astype(np.int64)
+    return out
+
+
+@shape_rule('gather_tree')
+def _gather_tree_shape(ctx):
+    ids = ctx.input_var('Ids')
+    ctx.set_output('Out', ids.shape if ids.has_shape() else None, ids.dtype)
+
+
+@kernel_rule('gather_tree')
+def _gather_tree_kernel(spec):
+    return lambda ids, parents: (gather_tree_rows(np.asarray(ids), np.asarray(parents)),)

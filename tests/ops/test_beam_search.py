@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+import paddle_exec as paddle
 import paddle_exec.fluid as fluid
 from paddle_exec.ops.beam_search import backtrace, beam_search_select
 
@@ -75,3 +76,44 @@ def test_backtrace_by_hand():
     assert [level.tolist() for level in lod] == [[0, 2], [0, 3, 6]]
     assert ids == [0, 6, 8, 0, 6, 7]                         # the better final score (-2.5) first
     np.testing.assert_allclose(sc, [0.0, -2.0, -2.5, 0.0, -2.0, -3.0])
+
+
+def _gather_tree_reference(ids, parents):
+    out = np.empty_like(ids)
+    steps, batch, beam = ids.shape
+    for b in range(batch):
+        for k in range(beam):
+            parent = k
+            for t in range(steps - 1, -1, -1):
+                out[t, b, k] = ids[t, b, parent]
+                parent = parents[t, b, parent]
+    return out
+
+
+def test_gather_tree_documented_example_and_reference():
+    ids_v = np.array([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]], np.int64)
+    par_v = np.array([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]], np.int64)
+    rng = np.random.RandomState(4)
+    rand_ids = rng.randint(0, 50, (6, 3, 4)).astype(np.int64)
+    rand_par = rng.randint(0, 4, (6, 3, 4)).astype(np.int64)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        ids = fluid.data('ids', [-1, -1, -1], 'int64')
+        par = fluid.data('par', [-1, -1, -1], 'int64')
+        out_fluid = fluid.layers.gather_tree(ids, par)
+        out_2x = paddle.nn.functional.gather_tree(ids, par)
+    exe = fluid.Executor(fluid.CPUPlace())
+    got, got_2x = exe.run(main, feed={'ids': ids_v, 'par': par_v}, fetch_list=[out_fluid, out_2x])
+    want = [[[2, 2], [1, 6]], [[3, 3], [6, 1]], [[0, 1], [9, 0]]]       # Paddle's documented result
+    assert got.tolist() == want and got_2x.tolist() == want
+    got, = exe.run(main, feed={'ids': rand_ids, 'par': rand_par}, fetch_list=[out_fluid])
+    np.testing.assert_array_equal(got, _gather_tree_reference(rand_ids, rand_par))
+
+
+def test_functional_sequence_mask():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        lengths = fluid.data('l', [3], 'int64')
+        mask = paddle.nn.functional.sequence_mask(lengths, maxlen=4, dtype='float32')
+    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed={'l': np.array([1, 3, 0])}, fetch_list=[mask])
+    np.testing.assert_array_equal(got, [[1, 0, 0, 0], [1, 1, 1, 0], [0, 0, 0, 0]])

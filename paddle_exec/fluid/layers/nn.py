@@ -131,3 +131,7 @@ from ...layers.loss_classification import chunk_eval, dice_loss  # noqa: E402
 from ...layers.metric import mean_iou  # noqa: E402
 
 __all__ += ['chunk_eval', 'dice_loss', 'mean_iou']
+# beam search's tree gather (issue 11)
+from ...layers.rnn_cells import gather_tree  # noqa: E402
+
+__all__ += ['gather_tree']

@@ -8,6 +8,7 @@ from .activation import *
 from .common import *
 from .conv import *
 from .distance import *
+from .extension import *
 from .input import *
 from .loss import *
 from .loss_classification import *
