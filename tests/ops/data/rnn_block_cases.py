@@ -112,4 +112,25 @@ def cases(fluid) -> dict:
     case('rnn_gru_cell_sequence_length', {'x': (xb, None), 'lens': lens}, cell_rnn('gru'), ['x'] + gru_params)
     case('rnn_lstm_cell_time_major_lengths', {'x': (xb, None), 'lens': (np.array([3, 1, 2, 3, 2], 'int64'), None)},
          cell_rnn('lstm', time_major=True), ['x'] + lstm_params)
+
+    def basic(kind, **kw):
+        def build(v):
+            lens = v.get('lens')
+            if kind == 'gru':
+                out, last = fluid.contrib.basic_gru(v['x'], v.get('h0'), 4, sequence_length=lens, **kw)
+                return out, last
+            out, last_h, last_c = fluid.contrib.basic_lstm(v['x'], v.get('h0'), v.get('c0'), 4,
+                                                           sequence_length=lens, **kw)
+            return out, last_h, last_c
+        return build
+    case('basic_gru_2_layers_bidirectional', {'x': (xb, None), 'lens': lens},
+         basic('gru', num_layers=2, bidirectional=True),
+         ['x', 'basic_gru_layers_0/BasicGRUUnit_0.w_0', 'basic_gru_reverse_layers_1/BasicGRUUnit_0.b_1'])
+    case('basic_gru_init_hidden', {'x': (xb, None), 'h0': (arr((1, 3, 4), 11), None)}, basic('gru'),
+         ['x', 'h0'])
+    case('basic_lstm_2_layers', {'x': (xb, None), 'lens': lens}, basic('lstm', num_layers=2),
+         ['x', 'basic_lstm_layers_1/BasicLSTMUnit_0.w_0'])
+    case('basic_lstm_bidirectional_init', {'x': (xb, None), 'h0': (arr((2, 3, 4), 12), None),
+                                           'c0': (arr((2, 3, 4), 13), None)},
+         basic('lstm', bidirectional=True, batch_first=True), ['x', 'h0', 'c0'])
     return CASES

@@ -1,6 +1,6 @@
-"""fluid.contrib.layers.rnn_impl (Paddle 1.8's module path): BasicGRUUnit and BasicLSTMUnit, implemented in
-paddle_exec/layers/rnn_cells.py. basic_gru and basic_lstm (multi-layer, bidirectional nets of them) are not
-built yet."""
+"""fluid.contrib.layers.rnn_impl (Paddle 1.8's module path): BasicGRUUnit and BasicLSTMUnit (layers/rnn_cells.py),
+basic_gru and basic_lstm (layers/rnn_basic.py)."""
+from ....layers.rnn_basic import basic_gru, basic_lstm
 from ....layers.rnn_cells import BasicGRUUnit, BasicLSTMUnit
 
-__all__ = ['BasicGRUUnit', 'BasicLSTMUnit']
+__all__ = ['BasicGRUUnit', 'basic_gru', 'BasicLSTMUnit', 'basic_lstm']
