@@ -35,9 +35,10 @@ IPU = CPU_ONLY + ' (no Graphcore IPU)'
 PS = ('the parameter-server / pserver training of Paddle 1.x needs its RPC runtime (listen_and_serv, send/recv ops), '
       'which paddle_exec does not have')
 PS_INSTEAD = 'ParallelExecutor / CompiledProgram.with_data_parallel over CPU places on one node'
-FLEET_ISSUE = ('not built yet: the fleet API (role makers, fleets, multi-process readers) is issue 16 (training '
-               'across processes and machines)')
-FLEET_INSTEAD = 'CompiledProgram.with_data_parallel over CPU places on one node until issue 16 lands'
+FLEET_ISSUE = ("1.8's fleet utilities serve the parameter-server fleet: pserver programs, saved model parts and "
+               'HDFS files (paddle_exec trains with the collective fleet only)')
+FLEET_INSTEAD = ('paddle.distributed.fleet (fleet.util for the collective helpers) or '
+                 'fluid.incubate.fleet.collective')
 HDFS = 'paddle_exec reads and writes local files only (no Hadoop client)'
 HDFS_INSTEAD = 'copy the files to a local path (or a mounted file system) and use the local path'
 SLIM = ('quantization and model compression (slim) rewrite programs for int8 / fp16 kernels that paddle_exec does '
@@ -49,9 +50,27 @@ DOWNPOUR_INSTEAD = 'exe.run over a DataLoader, or fluid.dataset.InMemoryDataset 
 DYGRAPH = 'paddle_exec runs static graphs only (no dygraph / imperative mode)'
 DYGRAPH_INSTEAD = 'a Program built with fluid.layers / paddle.static, run by an Executor'
 CUSTOM_OPS = 'C++ custom operators need Paddle\'s C++ runtime; paddle_exec\'s ops are Python + numba'
+DYGRAPH_ONLY = 'it is dygraph-only in Paddle 2.6 (it raises in static mode there too); ' + DYGRAPH
 CUSTOM_OPS_INSTEAD = 'paddle.static.py_func, or an op registered in paddle_exec/ops/ (docs/architecture.md)'
 
 DECLINED: dict[str, dict[str, tuple[str, str]]] = {
+    'paddle': {
+        'CUDAPinnedPlace': (CPU_ONLY + ' (CUDA pinned host memory)', 'paddle.CPUPlace()'),
+        'DataParallel': (DYGRAPH + ' (DataParallel wraps a dygraph Layer)',
+                         'static.CompiledProgram(...).with_data_parallel() or fluid.ParallelExecutor'),
+        'as_strided': (DYGRAPH_ONLY + ' (strided views share memory with a dygraph tensor)',
+                       'paddle.reshape / slicing'),
+        'cauchy_': (DYGRAPH_ONLY + ' (an in-place random fill)', 'paddle.uniform and a transform'),
+        'geometric_': (DYGRAPH_ONLY + ' (an in-place random fill)', 'paddle.uniform and a transform'),
+        'get_cuda_rng_state': (CPU_ONLY + ' (it reads the CUDA generators)', 'paddle.get_rng_state'),
+        'grad': (DYGRAPH_ONLY, 'paddle.static.gradients or paddle.static.append_backward'),
+        'normal_': (DYGRAPH_ONLY + ' (an in-place random fill)', 'paddle.normal'),
+        'set_cuda_rng_state': (CPU_ONLY + ' (it sets the CUDA generators)', 'paddle.set_rng_state'),
+        'tolist': (DYGRAPH_ONLY, 'fetch the value with an Executor and call .tolist() on the numpy array'),
+        'unfold': (DYGRAPH_ONLY + ' (a strided view)', 'paddle.nn.functional.unfold (the im2col op)'),
+        'view': (DYGRAPH_ONLY + ' (a view sharing memory)', 'paddle.reshape or paddle.cast'),
+        'view_as': (DYGRAPH_ONLY + ' (a view sharing memory)', 'paddle.reshape(x, other.shape)'),
+    },
     'paddle.device': {
         'Event': (NO_STREAMS, STREAMS_INSTEAD),
         'IPUPlace': (IPU, USE_CPU_PLACE),
@@ -86,19 +105,12 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'HDFSClient': (HDFS, HDFS_INSTEAD),
         'QuantizeTranspiler': (SLIM, SLIM_INSTEAD),
         'convert_dist_to_sparse_program': (PS, PS_INSTEAD),
-        'distributed_batch_reader': (FLEET_ISSUE, FLEET_INSTEAD),
         'load_persistables_for_increment': (PS, 'fluid.io.load_persistables'),
         'load_persistables_for_inference': (PS, 'fluid.io.load_persistables'),
         'mixed_precision': ('mixed precision (fp16 / bf16 with loss scaling) needs half-precision kernels, which '
                             'paddle_exec does not have', 'the float32 program'),
         'multi_download': (HDFS, HDFS_INSTEAD),
         'multi_upload': (HDFS, HDFS_INSTEAD),
-    },
-    'paddle.fluid.contrib.reader': {
-        'distributed_batch_reader': (FLEET_ISSUE, FLEET_INSTEAD),
-    },
-    'paddle.fluid.contrib.reader.distributed_reader': {
-        'distributed_batch_reader': (FLEET_ISSUE, FLEET_INSTEAD),
     },
     'paddle.fluid.data_feed_desc': {
         'DataFeedDesc': (DOWNPOUR, DOWNPOUR_INSTEAD),
@@ -113,18 +125,6 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
     'paddle.fluid.framework': {
         'ComplexVariable': (DYGRAPH + ' (ComplexVariable is the dygraph complex tensor of 1.8)', DYGRAPH_INSTEAD),
         'load_op_library': (CUSTOM_OPS, CUSTOM_OPS_INSTEAD),
-    },
-    'paddle.fluid.incubate.fleet.base.fleet_base': {
-        'DistributedOptimizer': (FLEET_ISSUE, FLEET_INSTEAD),
-        'Fleet': (FLEET_ISSUE, FLEET_INSTEAD),
-    },
-    'paddle.fluid.incubate.fleet.base.role_maker': {
-        'GeneralRoleMaker': (FLEET_ISSUE, FLEET_INSTEAD),
-        'MPISymetricRoleMaker': (FLEET_ISSUE, FLEET_INSTEAD),
-        'PaddleCloudRoleMaker': (FLEET_ISSUE, FLEET_INSTEAD),
-        'RoleMakerBase': (FLEET_ISSUE, FLEET_INSTEAD),
-        'UserDefinedCollectiveRoleMaker': (FLEET_ISSUE, FLEET_INSTEAD),
-        'UserDefinedRoleMaker': (FLEET_ISSUE, FLEET_INSTEAD),
     },
     'paddle.fluid.incubate.fleet.utils.fleet_util': {
         'FleetUtil': (FLEET_ISSUE + ' (FleetUtil also reads and writes HDFS)', FLEET_INSTEAD),

@@ -17,12 +17,15 @@ no scope. The passes, in order:
        own, split into the reader `sources` and the `rest`) that the runner's stage runtime runs ahead
     2. placed readers (passes/stage.py): on several places `read` / `text_line_reader` become their place-aware
        twins, so place p reads batch p of each round
+    3. startup check (passes/collective.py): a program with cross-process collectives, or run by several
+       trainers, is compared across the trainers at its first run (the same parameters and collectives)
   plan passes (once per fed names and their LoD levels, fetched names and number of places run)
-    3. analysis (plan.py BlockAnalysis): the LoD pass (passes/lod.py: which values carry LoD, companion slots),
+    4. analysis (plan.py BlockAnalysis): the LoD pass (passes/lod.py: which values carry LoD, companion slots),
        slots, slot specs, dependencies, scope bindings, frees
-    4. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed; a plain
-       Executor's program is planned on one place as it is (plan.py)
-    5. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
+    5. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed, and the
+       gradient buckets across trainers (passes/collective.py); a plain Executor's program is planned on one place
+       as it is (plan.py), or, when it has cross-process collectives, as one place of the data-parallel pass
+    6. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
 Debug output: BuildStrategy.debug_graphviz_path makes the data-parallel plan pass write the program and the compiled
 graph, and the stage pass the split, as Graphviz text.
 
@@ -45,6 +48,7 @@ from ..ops import reader as reader_ops
 from .config import RunConfig
 from .feed import FeedBinding
 from .graphs import plan_dot, program_dot, split_dot
+from .passes.collective import check_same_program, has_cross_process_ops
 from .passes.data_parallel import build_data_parallel_plan, is_inference_program
 from .passes.stage import StageSplit, physical_program
 from .plan import BlockAnalysis, ExecutionPlan, build_plan, plan_of
@@ -125,6 +129,8 @@ def prepare_program(program: Program, config: RunConfig) -> Physical:
     physical, split = physical_program(program, n_places, smart)
     is_inference = is_inference_program(program)
     placed = physical is not program and n_places > 1
+    if config.n_trainers > 1 or has_cross_process_ops(program):
+        check_same_program(program, config.n_trainers)
     if split is None:
         return Physical(physical, None, is_inference, placed)
     spec = _stage_spec(program, split, smart, n_places)
@@ -144,7 +150,14 @@ def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config
     if config.data_parallel:
         plan = build_data_parallel_plan(program, n_run, feed_names, fetch_names, loss_name=config.loss_name,
                                         reduce_mode=config.reduce_mode, gradient_scale=config.gradient_scale,
-                                        n_ranks=config.n_places, context=KERNEL_CONTEXT, feed_lod=feed_lod)
+                                        n_ranks=config.n_places * config.n_trainers, context=KERNEL_CONTEXT,
+                                        feed_lod=feed_lod, n_trainers=config.n_trainers,
+                                        fuse_all_reduce=config.fuse_all_reduce,
+                                        fuse_grad_size_mb=config.fuse_grad_size_mb)
+    elif has_cross_process_ops(program):
+        plan = build_data_parallel_plan(program, 1, feed_names, fetch_names, context=KERNEL_CONTEXT,
+                                        feed_lod=feed_lod, fuse_all_reduce=config.fuse_all_reduce,
+                                        fuse_grad_size_mb=config.fuse_grad_size_mb)
     else:
         plan = build_plan(program.global_block(), feed_names, fetch_names, KERNEL_CONTEXT, feed_lod)
     block = program.global_block()

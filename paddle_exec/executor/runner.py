@@ -10,7 +10,8 @@ Runner. A run:
   1. the fetched names; data parallel: Paddle's up-front check that each names a program variable (or a feed);
   2. the scopes: the plain Executor runs in the scope passed to run(); a data-parallel runner in its place scopes
      (place 0 is the user's scope, places 1.. kid scopes of it, or those of `share_from`), persistables broadcast
-     from place 0 at the first run (copied; shared under Reduce for what only run-once optimizer ops write);
+     from place 0 (and first from trainer 0, with several trainers) at the first run (copied; shared under Reduce
+     for what only run-once optimizer ops write);
   3. the feeds: one dict (names the program lacks are dropped with Paddle's warning), or, data parallel, split
      over the places (feed.split_feeds: ceil rule, per-device checks, persistable feeds, partial inference runs);
   4. the plan, from the runner's one bounded PlanCache (compile.py), keyed also by which feeds carry LoD;
@@ -48,6 +49,7 @@ from .compile import PlanCache
 from .config import RunConfig
 from .flags import load_flags
 from .instrument import INSTRUMENTS, PLAIN_PHASES, instrumented, phases
+from .passes.collective import sync_persistables
 from .passes.data_parallel import shared_persistables
 from .passes.stage import PLACE_VAR, STAGE_VAR
 from .policies.registry import policy_for_config
@@ -104,7 +106,7 @@ class Runner:
                 self.scopes = share_from.scopes
             else:
                 self.scopes = [scope] + [scope.new_scope() for _ in range(config.n_places - 1)]
-            self._needs_broadcast = share_from is None and config.n_places > 1
+            self._needs_broadcast = share_from is None and (config.n_places > 1 or config.n_trainers > 1)
         runs = _run_counter(weakref.ref(self))
         self.place_indices = [PlaceIndex(p, runs) for p in range(config.n_places)]
 
@@ -267,12 +269,15 @@ class Runner:
         return entry
 
     def _broadcast(self, program) -> None:
-        """Persistables from the user's scope to the other places (Paddle's BCastParamsToDevices)."""
+        """Persistables from the user's scope to the other places, and from trainer 0 to the other trainers
+        (Paddle's BCastParamsToDevices)."""
         config = self.config
         shared = shared_persistables(program, config.n_places, config.loss_name, config.reduce_mode,
                                      config.gradient_scale)
         names = sorted({v.name for v in program.list_vars() if v.persistable})
         main = self.scopes[0]
+        if config.n_trainers > 1:           # trainer 0's values first (across the processes)
+            sync_persistables(names, main)
         for name in names:
             sv = main.find_var(name)
             if sv is None or sv.tensor.value is None:

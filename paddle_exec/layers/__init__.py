@@ -13,6 +13,10 @@ The modules import downward only, from the bottom:
     activation    relu, sigmoid, softmax, ..., log1p, erf, logsumexp
     indexing      slice, gather, scatter, where, argmax / argmin / argsort
     matrix        eye, tril, triu
+    linalg        addcmul, addmm, allclose, cross, diag, diag_embed, dist, elementwise_equal, kron, t, trace
+    select        index_sample, multiplex, shard_index, scatter_nd, nonzero, unique, meshgrid, expand_as, crop,
+                  crop_tensor, pad_constant_like, full, full_like, randn, randperm, sampling_id, the
+                  *_batch_size_like fills, clip_by_norm
     common, conv, conv3d, deform_conv, norm, image, vision, linear_maps, loss, metric, io
                                                    the nn layers, losses, metrics and data layers
     sequence      the sequence (LoD) layers: sequence_pool, sequence_conv, ..., lod_reset, lod_append

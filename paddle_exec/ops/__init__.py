@@ -10,3 +10,6 @@ from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vi
 from . import lod_rules, sequence_pool, sequence_rows, rnn, tensor_array, loops, beam_search
 from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
+from . import collective
+from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
+from . import sampling, einsum

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ['prod', 'runtime_ints', 'runtime_int', 'runtime_list', 'norm_axis', 'dims_text', 'must_copy',
-           'same_shape_as_x', 'shape_and_dtype_from_attrs']
+           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'sum_to_shape']
 
 
 def prod(dims) -> int:
@@ -75,3 +75,14 @@ def same_shape_as_x(ctx) -> None:
 def shape_and_dtype_from_attrs(ctx) -> None:
     """Shape rule: Out has the op's `shape` and `dtype` attributes (creation and random ops)."""
     ctx.set_output('Out', ctx.attr('shape'), ctx.attr('dtype'))
+
+
+def sum_to_shape(g, shape: tuple):
+    """Sums the dims `g` gained by broadcasting against an operand of `shape` (numpy alignment): the gradient of
+    a broadcast operand."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=axes).reshape(shape) if axes else g.reshape(shape)

@@ -42,7 +42,8 @@ FLUID_MORE = ['annotations', 'communicator', 'contrib', 'contrib.decoder', 'cont
               'wrapped_decorator']
 CREATED = (['paddle.fluid.layers.' + m for m in FLUID_LAYERS] + ['paddle.fluid.' + m for m in FLUID_MODULES]
            + ['paddle.fluid.' + m for m in FLUID_MORE]
-           + ['paddle.io', 'paddle.static.nn', 'paddle.device', 'paddle.inference', 'paddle.utils'])
+           + ['paddle.io', 'paddle.static.nn', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.linalg',
+              'paddle.fft', 'paddle.signal'])
 
 
 def _ours(paddle_path: str):

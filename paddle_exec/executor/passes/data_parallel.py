@@ -32,12 +32,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework import registry
+from ...framework.collective import settings_of
 from ...framework.dtype import to_numpy
 from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
 from ...framework.registry import OpInfo
 from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
 from ..plan import BlockAnalysis, ExecutionPlan, PlanNode, place_binding
+from .collective import BUCKET_INFOS, has_cross_process_ops, plan_collectives, span_node
 
 __all__ = ['build_data_parallel_plan', 'is_inference_program',
            'shared_persistables']
@@ -94,9 +96,10 @@ class _Layout:
         return place
 
 
-def _per_place_ops(program, n_places: int, loss_name, reduce_mode: bool, scale_strategy: int):
+def _per_place_ops(program, n_places: int, loss_name, reduce_mode: bool, scale_strategy: int, n_trainers: int = 1):
     """The op list of one place (collectives inserted) and, per op index, None (replicated), ('all', None)
-    (a collective over every place) or ('once', owner place)."""
+    (a collective over every place) or ('once', owner place). With several trainers the gradients get an
+    `all_reduce` even on one place: the collective pass (passes/collective.py) makes it cross the processes."""
     block = program.global_block()
     ops, kinds = [], []
     seed_index = None
@@ -106,7 +109,7 @@ def _per_place_ops(program, n_places: int, loss_name, reduce_mode: bool, scale_s
         role = _role(op)
         if loss_name and seed_index is None and role == LOSS_GRAD_ROLE:
             seed_index = len(ops)
-            collective = n_places > 1
+            collective = n_places > 1 or n_trainers > 1
             if scale_strategy == _CUSTOMIZED:
                 seed_index = -1          # the user feeds loss@GRAD
                 continue
@@ -223,7 +226,7 @@ def _written_in_place(ops) -> set[str]:
     """Variables some op updates in place (an output declared `inplace` in the op's schema)."""
     names: set[str] = set()
     for op in ops:
-        info = COLLECTIVE_INFOS.get(op.type) or registry.get(op.type)
+        info = COLLECTIVE_INFOS.get(op.type) or BUCKET_INFOS.get(op.type) or registry.get(op.type)
         for out_slot in info.inplace:
             names.update(op.outputs.get(out_slot, ()))
     return names
@@ -241,15 +244,33 @@ def shared_persistables(program, n_places: int, loss_name=None, reduce_mode: boo
 
 def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, loss_name=None,
                              reduce_mode: bool = False, gradient_scale: int = _COEFF_NUM_DEVICE,
-                             n_ranks: int | None = None, context=None, feed_lod=()) -> ExecutionPlan:
+                             n_ranks: int | None = None, context=None, feed_lod=(), n_trainers: int = 1,
+                             fuse_all_reduce: bool = True, fuse_grad_size_mb: float = 32.0) -> ExecutionPlan:
     """The multi-place plan of `program`'s global block; see the module docstring. `gradient_scale` is
-    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with; `feed_lod`
-    the (name, levels) of fed names that carry LoD (every place's share carries as many levels)."""
+    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with; `n_ranks` the
+    loss@GRAD seed's divisor (places times trainers); `feed_lod` the (name, levels) of fed names that carry LoD
+    (every place's share carries as many levels). With several trainers, or cross-process collectives in the
+    program, the collective pass fuses the gradients into buckets of `fuse_grad_size_mb` (passes/collective.py)."""
     scale_strategy = gradient_scale
     n_ranks = n_ranks or n_places
     block = program.global_block()
-    ops, kinds, seed_index = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy)
-    a = BlockAnalysis(block, feed_names, fetch_names, ops=ops, op_infos=COLLECTIVE_INFOS, feed_lod=feed_lod)
+    if reduce_mode and n_trainers > 1:
+        raise NotImplementedError('ReduceStrategy.Reduce with several trainers (BuildStrategy.num_trainers = %d) is '
+                                  'not supported: use ReduceStrategy.AllReduce' % n_trainers)
+    ops, kinds, seed_index = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy, n_trainers)
+    extra_deps: dict = {}
+    if n_trainers > 1 or has_cross_process_ops(program):
+        settings = settings_of(program)
+        if settings is not None:
+            fuse_all_reduce, fuse_grad_size_mb = settings.fuse_all_reduce_ops, settings.fuse_grad_size_in_MB
+        seed_op = ops[seed_index] if seed_index is not None else None
+        ops, kinds, extra_deps = plan_collectives(block, ops, kinds, n_places, n_trainers, fuse_all_reduce,
+                                                  fuse_grad_size_mb)
+        seed_index = next(j for j, op in enumerate(ops) if op is seed_op) if seed_op is not None else None
+    a = BlockAnalysis(block, feed_names, fetch_names, ops=ops, op_infos={**COLLECTIVE_INFOS, **BUCKET_INFOS},
+                      feed_lod=feed_lod)
+    for j, more in extra_deps.items():
+        a.deps[j] |= more
     stride = len(a.slot_of)
     coeff = 1.0 / n_ranks if scale_strategy == _COEFF_NUM_DEVICE else 1.0
 
@@ -285,7 +306,10 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
             continue
         all_free = [s + p * stride for p in range(n_places) for s in free]
         grad = op.input_arg_names[0] if op.type in COLLECTIVE_INFOS else None
-        if kind[0] == 'all':
+        if kind[0] in ('bucket_start', 'bucket_wait', 'span'):
+            kernel, ins, outs, label = span_node(op, kind, in_spec, out_spec, stride, n_places, inplace_written)
+            node = PlanNode(len(nodes), op, kernel, ins, outs, all_free, place=0, label=label)
+        elif kind[0] == 'all':
             slots = _spread(in_spec[0], stride, n_places)
             kernel = _all_reduce_kernel(grad, n_places, grad in inplace_written)
             node = PlanNode(len(nodes), op, kernel, (slots,), (slots,), all_free, place=0,

@@ -1,3 +1,4 @@
-"""fluid.incubate (Paddle 1.8's module path). A package path only, as in 1.8."""
+"""fluid.incubate: Paddle 1.8's incubating APIs; here the collective fleet (incubate/fleet)."""
+from . import fleet
 
-__all__ = []
+__all__ = []        # as 1.8: a package path; its modules hold the names

@@ -46,8 +46,10 @@ MODULES = {
         'paddle.fluid.transpiler.distribute_transpiler', 'paddle.fluid.transpiler.geo_sgd_transpiler',
         'paddle.fluid.transpiler.memory_optimization_transpiler', 'paddle.fluid.transpiler.ps_dispatcher',
         'paddle.fluid.wrapped_decorator'],
-    'paddle-2.6.2.json': ['paddle.io', 'paddle.static', 'paddle.static.nn', 'paddle.regularizer', 'paddle.reader',
-                          'paddle.framework', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.signal'],
+    'paddle-2.6.2.json': ['paddle', 'paddle.io', 'paddle.static', 'paddle.static.nn', 'paddle.regularizer',
+                          'paddle.reader',
+                          'paddle.framework', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.linalg',
+                          'paddle.fft', 'paddle.signal'],
 }
 
 

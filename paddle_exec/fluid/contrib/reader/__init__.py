@@ -1,8 +1,5 @@
-"""fluid.contrib.reader (Paddle 1.8's module path): distributed_batch_reader is issue 16's (training across
-processes) and declined until it lands (paddle_exec/_declined.py)."""
-from ...._declined import declined_getattr
+"""fluid.contrib.reader: `distributed_batch_reader` (distributed_reader.py)."""
 from . import distributed_reader
+from .distributed_reader import distributed_batch_reader
 
-__all__ = []
-
-__getattr__ = declined_getattr(__name__)
+__all__ = ['distributed_batch_reader']

@@ -1,3 +1,4 @@
-"""fluid.incubate.fleet.base (Paddle 1.8's module path). A package path only, as in 1.8."""
+"""fluid.incubate.fleet.base: role makers, Mode and the Fleet base of Paddle 1.8."""
+from . import fleet_base, mode, role_maker
 
-__all__ = []
+__all__ = []        # as 1.8: a package path; its modules hold the names

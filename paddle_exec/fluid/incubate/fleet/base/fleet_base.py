@@ -1,8 +1,6 @@
-"""fluid.incubate.fleet.base.fleet_base (Paddle 1.8's module path): Mode is here; Fleet and DistributedOptimizer
-are issue 16's (training across processes) and are declined until it lands (paddle_exec/_declined.py)."""
-from ....._declined import declined_getattr
-from .mode import Mode
+"""fluid.incubate.fleet.base.fleet_base: Paddle 1.8's Fleet and DistributedOptimizer bases (collective mode)."""
+from .....distributed.fleet.legacy import Collective as Fleet
+from .....distributed.fleet.legacy import CollectiveOptimizer as DistributedOptimizer
+from .....distributed.fleet.legacy import Mode
 
-__all__ = ['Mode']
-
-__getattr__ = declined_getattr(__name__)
+__all__ = ['Fleet', 'DistributedOptimizer', 'Mode']

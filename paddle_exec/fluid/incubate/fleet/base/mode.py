@@ -1,10 +1,4 @@
-"""fluid.incubate.fleet.base.mode (Paddle 1.8's module path): the fleet modes, as 1.8 numbers them."""
+"""fluid.incubate.fleet.base.mode: the fleet modes of Paddle 1.8."""
+from .....distributed.fleet.legacy import Mode
 
 __all__ = ['Mode']
-
-
-class Mode:
-    """How a fleet trains: TRANSPILER (pserver transpiler), PSLIB (Downpour), COLLECTIVE (all-reduce)."""
-    TRANSPILER = 1
-    PSLIB = 2
-    COLLECTIVE = 3

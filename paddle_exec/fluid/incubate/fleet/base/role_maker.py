@@ -1,13 +1,14 @@
-"""fluid.incubate.fleet.base.role_maker (Paddle 1.8's module path): Role is here; the role makers are issue 16's
-(training across processes) and are declined until it lands (paddle_exec/_declined.py)."""
-from ....._declined import declined_getattr
+"""fluid.incubate.fleet.base.role_maker: Paddle 1.8's role makers (collective roles only)."""
+from .....distributed.fleet.role_maker import (
+    MPISymetricRoleMaker,
+    PaddleCloudRoleMaker,
+    Role,
+    RoleMakerBase,
+    UserDefinedCollectiveRoleMaker,
+    UserDefinedRoleMaker,
+)
 
-__all__ = ['Role']
+GeneralRoleMaker = PaddleCloudRoleMaker
 
-__getattr__ = declined_getattr(__name__)
-
-
-class Role:
-    """What a process is in a fleet, as 1.8 numbers it."""
-    WORKER = 1
-    SERVER = 2
+__all__ = ['Role', 'RoleMakerBase', 'MPISymetricRoleMaker', 'UserDefinedRoleMaker', 'UserDefinedCollectiveRoleMaker',
+           'PaddleCloudRoleMaker', 'GeneralRoleMaker']
