@@ -1,6 +1,7 @@
 """beam_search and beam_search_decode: the book's beam-search decoder (tests/ops/data/beam_search_cases.py: a While
 over tensor arrays of 2-level LoD ids / scores) against what Paddle 1.8.5 decodes (beam_search_pd18.json, for end
-ids that never win, and that end beams at different steps), then the selection and the backtrace by hand.
+ids that never win, and that end beams at different steps), fluid.layers.rnn's BeamSearchDecoder + dynamic_decode
+(test and training mode), then the selection, the backtrace and gather_tree by hand.
 """
 from __future__ import annotations
 
@@ -30,6 +31,15 @@ def test_decoder_matches_paddle_1_8(end_id):
     assert got['ids'] == want['ids']
     assert got['lod'] == want['lod'] and got['scores_lod'] == want['scores_lod']
     np.testing.assert_allclose(got['scores'], want['scores'], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('mode', ['test', 'train'])
+def test_dynamic_decode_matches_paddle_1_8(mode):
+    want = RECORDED['dynamic_decode_' + mode]
+    got = beam_search_cases.run_dynamic_decode(fluid, mode == 'test')
+    assert got['ids'] == want['ids']
+    assert got['lengths'] == want['lengths']
+    np.testing.assert_allclose(got['log_probs'], want['log_probs'], rtol=1e-5, atol=1e-5)
 
 
 def test_end_ids_shorten_hypotheses():

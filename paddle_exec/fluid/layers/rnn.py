@@ -1,10 +1,12 @@
 """fluid.layers.rnn (Paddle 1.8's module path): the recurrent layers, implemented once in paddle_exec/layers/rnn.py
-(the LoD recurrent ops) and layers/rnn_cells.py (the cells, `rnn`, the beam-search layers).
+(the LoD recurrent ops), layers/rnn_cells.py (the cells, `rnn`, the beam-search layers) and layers/rnn_decode.py
+(the decoders).
 
 `__all__` is the part of 1.8.5's `__all__` for this module that paddle_exec implements.
 """
 from ...layers.rnn import dynamic_gru, dynamic_lstm, dynamic_lstmp, gru_unit, lstm_unit
 from ...layers.rnn_cells import GRUCell, LSTMCell, RNNCell, beam_search, beam_search_decode, rnn
+from ...layers.rnn_decode import BeamSearchDecoder, Decoder, dynamic_decode
 
-__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'rnn', 'beam_search', 'beam_search_decode', 'dynamic_gru',
-           'dynamic_lstm', 'dynamic_lstmp', 'gru_unit', 'lstm_unit']
+__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'Decoder', 'BeamSearchDecoder', 'rnn', 'dynamic_decode', 'beam_search',
+           'beam_search_decode', 'dynamic_gru', 'dynamic_lstm', 'dynamic_lstmp', 'gru_unit', 'lstm_unit']

@@ -81,3 +81,36 @@ def run(fluid, end_id: int) -> dict:
     return {'ids': np.array(r_ids).reshape(-1).tolist(), 'lod': r_ids.recursive_sequence_lengths(),
             'scores_lod': r_scores.recursive_sequence_lengths(),
             'scores': np.array(r_scores).reshape(-1).tolist()}
+
+
+def run_dynamic_decode(fluid, is_test: bool) -> dict:
+    """fluid.layers.rnn's BeamSearchDecoder over a GRUCell (embedding and output fc named), dynamic_decode with
+    max_step_num 6, beam 3, on fixed parameters: the predicted ids, the final log-probs and lengths."""
+    L = fluid.layers
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        enc = fluid.data('enc', [-1, 6], 'float32')
+        cell = L.GRUCell(hidden_size=6)
+
+        def embedding(ids):
+            return fluid.embedding(ids, size=[12, 5], param_attr=fluid.ParamAttr(name='emb'))
+
+        def output(h):
+            return L.fc(h, size=12, num_flatten_dims=len(h.shape) - 1, param_attr=fluid.ParamAttr(name='ow'),
+                        bias_attr=fluid.ParamAttr(name='ob'))
+        decoder = L.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=3, embedding_fn=embedding,
+                                      output_fn=output)
+        outputs, states = L.dynamic_decode(decoder, inits=enc, max_step_num=6, is_test=is_test)
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        for k, p in enumerate(sorted(v.name for v in main.global_block().all_parameters())):
+            shape = np.array(scope.find_var(p).get_tensor()).shape
+            value = (np.random.RandomState(k).rand(*shape) * 2 - 1).astype('float32') * 2
+            scope.find_var(p).get_tensor().set(value, fluid.CPUPlace())
+        enc_v = (np.random.RandomState(9).rand(2, 6) * 2 - 1).astype('float32')
+        ids, log_probs, lengths = exe.run(main, feed={'enc': enc_v},
+                                          fetch_list=[outputs, states.log_probs, states.lengths])
+    return {'ids': np.asarray(ids).tolist(), 'log_probs': np.asarray(log_probs).tolist(),
+            'lengths': np.asarray(lengths).tolist()}

@@ -1,4 +1,5 @@
-"""Records what Paddle 1.8.5 decodes in beam_search_cases.py, for each end id, into beam_search_pd18.json, which
+"""Records what Paddle 1.8.5 decodes in beam_search_cases.py (the book's decoder for each end id, and
+dynamic_decode with a BeamSearchDecoder in test and training mode) into beam_search_pd18.json, which
 tests/ops/test_beam_search.py compares paddle_exec with.
 
 Runs only where Paddle 1.8.5 is installed:  /work/pd18/bin/python tests/ops/data/record_beam_search.py
@@ -8,14 +9,17 @@ import os
 import sys
 
 import paddle.fluid as fluid
-from beam_search_cases import END_IDS, run
+from beam_search_cases import END_IDS, run, run_dynamic_decode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
     with open(os.path.join(HERE, 'beam_search_pd18.json'), 'w') as f:
-        json.dump({str(e): run(fluid, e) for e in END_IDS}, f, sort_keys=True)
+        cases = {str(e): run(fluid, e) for e in END_IDS}
+        cases['dynamic_decode_test'] = run_dynamic_decode(fluid, True)
+        cases['dynamic_decode_train'] = run_dynamic_decode(fluid, False)
+        json.dump(cases, f, sort_keys=True)
 
 
 if __name__ == '__main__':
