@@ -503,6 +503,10 @@ def _append_seeds(block, targets, target_grads, existing: set[str], for_gradient
 
 # --- sub-blocks (control flow) ------------------------------------------------------------------------------
 
+def _is_counter_increment(op) -> bool:
+    return op.type == 'increment' and op.input('X') == op.output('Out')
+
+
 def append_sub_block_backward(sub_block, target_names, no_grad_names) -> object:
     """The grad block of a control-flow op's sub-block, as Paddle's `_append_backward_ops_` recursion makes it.
 
@@ -517,6 +521,11 @@ def append_sub_block_backward(sub_block, target_names, no_grad_names) -> object:
     try:
         no_grad = _stop_gradient_names(program) | set(no_grad_names)
         path = _find_op_path(sub_block.ops, set(target_names), set(), no_grad)
+        # a loop counter's in-place increment is differentiated even when the counter stops gradients: its grad op
+        # counts it back, which the loop's gradient needs to index its arrays (Paddle differentiates every op of
+        # a sub-block, then prunes gradients only)
+        on_path = {id(op) for op in path}
+        path = [op for op in sub_block.ops if id(op) in on_path or _is_counter_increment(op)]
         grad_ops = _make_grad_ops(path, no_grad)
         grad_ops = _addup_repetitive_outputs(grad_ops, sub_block.idx)   # Paddle names renames after it
         grad_ops = _remove_no_grad_branch(grad_ops, {n + GRAD_SUFFIX for n in no_grad})

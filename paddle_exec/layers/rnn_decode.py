@@ -9,6 +9,11 @@ sequences with gather_tree. dynamic_decode runs `decoder.step` in a While until 
 max_step_num), writing each step's outputs into tensor arrays created outside the loop, stacking them after it
 (tensor_array_to_tensor); in training mode (is_test=False) inputs and states go through tensor arrays too, so the
 loop can be differentiated.
+
+BasicDecoder runs a cell and lets a DecodeHelper pick each step's ids and next inputs: TrainingHelper feeds the
+given target inputs (teacher forcing; finished at each sequence's length), GreedyEmbeddingHelper the argmax's
+embedding (finished at end_token), SampleEmbeddingHelper a sampled id's (sampling_id over the softmax, optionally
+tempered).
 """
 from __future__ import annotations
 
@@ -26,8 +31,9 @@ from .checks import check_type
 from .control_flow import While, _flatten, _map_structure, array_read, array_write, create_array
 from .creation import assign, fill_constant, fill_constant_batch_size_like, zeros_like
 from .creation import range as arange
-from .indexing import gather_nd
-from .manipulation import expand, reshape, stack, transpose, unsqueeze
+from .image import pad
+from .indexing import argmax, gather_nd, slice
+from .manipulation import expand, reshape, squeeze, stack, transpose, unsqueeze
 from .math import (
     elementwise_add,
     elementwise_floordiv,
@@ -43,9 +49,10 @@ from .math import (
 )
 from .metric import topk
 from .rnn_cells import gather_tree
-from .select import tensor_array_to_tensor
+from .select import sampling_id, tensor_array_to_tensor
 
-__all__ = ['Decoder', 'BeamSearchDecoder', 'dynamic_decode']
+__all__ = ['Decoder', 'BeamSearchDecoder', 'dynamic_decode', 'DecodeHelper', 'TrainingHelper',
+           'GreedyEmbeddingHelper', 'SampleEmbeddingHelper', 'BasicDecoder']
 
 
 class Decoder:
@@ -267,3 +274,113 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
     if not output_time_major:
         final_outputs = _named_map(lambda x: transpose(x, [1, 0] + list(range(2, len(x.shape)))), final_outputs)
     return (final_outputs, final_states, sequence_lengths) if return_length else (final_outputs, final_states)
+
+
+# --- BasicDecoder and its helpers -----------------------------------------------------------------------------------
+
+class DecodeHelper:
+    """What BasicDecoder asks at each step: initialize, sample, next_inputs."""
+
+    def initialize(self):
+        pass
+
+    def sample(self, time, outputs, states):
+        pass
+
+    def next_inputs(self, time, outputs, states, sample_ids):
+        pass
+
+
+class TrainingHelper(DecodeHelper):
+    """Teacher forcing: step t reads inputs[:, t] (inputs[t] when time_major); finished at sequence_length."""
+
+    def __init__(self, inputs, sequence_length, time_major=False):
+        self.inputs = inputs
+        self.sequence_length = sequence_length
+        self.time_major = time_major
+        self.inputs_ = _map_structure(
+            lambda x: pad(x, paddings=([0, 1] + [0, 0] * (len(x.shape) - 1)) if time_major
+                          else ([0, 0, 0, 1] + [0, 0] * (len(x.shape) - 2))), self.inputs)
+
+    def initialize(self):
+        init_finished = equal(self.sequence_length,
+                              fill_constant(shape=[1], dtype=self.sequence_length.dtype, value=0))
+        init_inputs = _map_structure(lambda x: x[0] if self.time_major else x[:, 0], self.inputs)
+        return init_inputs, init_finished
+
+    def sample(self, time, outputs, states):
+        return argmax(outputs, axis=-1)
+
+    def next_inputs(self, time, outputs, states, sample_ids):
+        time = cast(time, 'int32') if convert_dtype(time.dtype) not in ['int32'] else time
+        if self.sequence_length.dtype != time.dtype:
+            self.sequence_length = cast(self.sequence_length, time.dtype)
+        next_time = time + 1
+        finished = less_equal(self.sequence_length, next_time)
+
+        def _slice(x):
+            axes = [0 if self.time_major else 1]
+            return squeeze(slice(x, axes=axes, starts=[next_time], ends=[next_time + 1]), axes=axes)
+        return finished, _map_structure(_slice, self.inputs_), states
+
+
+class GreedyEmbeddingHelper(DecodeHelper):
+    """The argmax id's embedding is the next input; finished at end_token."""
+
+    def __init__(self, embedding_fn, start_tokens, end_token):
+        self.embedding_fn = embedding_fn
+        self.start_tokens = start_tokens
+        self.end_token = fill_constant(shape=[1], dtype='int64', value=end_token)
+
+    def initialize(self):
+        init_finished = fill_constant_batch_size_like(input=self.start_tokens, shape=[-1], dtype='bool',
+                                                      value=False, force_cpu=True)
+        return self.embedding_fn(self.start_tokens), init_finished
+
+    def sample(self, time, outputs, states):
+        return argmax(outputs, axis=-1)
+
+    def next_inputs(self, time, outputs, states, sample_ids):
+        finished = equal(sample_ids, self.end_token)
+        return finished, self.embedding_fn(sample_ids), states
+
+
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """GreedyEmbeddingHelper drawing the id from softmax(outputs / softmax_temperature) (sampling_id)."""
+
+    def __init__(self, embedding_fn, start_tokens, end_token, softmax_temperature=None, seed=None):
+        super().__init__(embedding_fn, start_tokens, end_token)
+        self.softmax_temperature = (fill_constant(shape=[1], dtype='float32', value=softmax_temperature)
+                                    if softmax_temperature is not None else None)
+        self.seed = seed
+
+    def sample(self, time, outputs, states):
+        logits = (outputs / self.softmax_temperature) if self.softmax_temperature is not None else outputs
+        probs = softmax(logits)
+        probs.stop_gradient = True
+        return sampling_id(probs, seed=self.seed, dtype=self.start_tokens.dtype)
+
+
+class BasicDecoder(Decoder):
+    """A cell, an optional output_fn, and a DecodeHelper choosing ids and next inputs."""
+
+    OutputWrapper = collections.namedtuple('OutputWrapper', ('cell_outputs', 'sample_ids'))
+
+    def __init__(self, cell, helper, output_fn=None):
+        self.cell = cell
+        self.helper = helper
+        self.output_fn = output_fn
+
+    def initialize(self, initial_cell_states):
+        initial_inputs, initial_finished = self.helper.initialize()
+        return initial_inputs, initial_cell_states, initial_finished
+
+    def step(self, time, inputs, states, **kwargs):
+        cell_outputs, cell_states = self.cell(inputs, states, **kwargs)
+        if self.output_fn is not None:
+            cell_outputs = self.output_fn(cell_outputs)
+        sample_ids = self.helper.sample(time=time, outputs=cell_outputs, states=cell_states)
+        sample_ids.stop_gradient = True
+        finished, next_inputs, next_states = self.helper.next_inputs(time=time, outputs=cell_outputs,
+                                                                     states=cell_states, sample_ids=sample_ids)
+        return self.OutputWrapper(cell_outputs, sample_ids), next_states, next_inputs, finished

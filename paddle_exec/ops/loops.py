@@ -32,7 +32,10 @@ iteration, last first, on one values list:
       last iteration only, and is zeros after it
     - the gradient of a variable the block only reads (a parameter) is each run's contribution, summed
 X@GRAD: the sum, for read-only variables; what the last run (iteration 0) left, for carried variables and arrays;
-zeros where no gradient reached. Gradients reach a loop variable through its last write in the block (a read of
+zeros where no gradient reached. A counter the block increments in place (the step index) is counted back by the
+grad block, and its parent value is set to the counted-back one, as Paddle's while_grad leaves it in the parent
+scope: a gradient op after while_grad that reads it (an array element written before the loop) reads the index it
+read forward. Gradients reach a loop variable through its last write in the block (a read of
 the new value later in the same iteration is not followed), as in Paddle's block backward.
 
 recurrent (Paddle's RecurrentOp). `inputs` are [seq_len, ...]; step t (from the end when `reverse`) runs the block
@@ -230,6 +233,15 @@ def _while_grad_lod(ctx):
         ctx.compute('X@GRAD', levels)
 
 
+def _restore_in_place(parent_value, counted_back) -> None:
+    """Writes a counter's counted-back value into the parent's array, as Paddle's while_grad leaves it in the
+    parent scope: the gradients of ops before the loop that read the counter (an array write at the start index)
+    see the value they read in the forward pass."""
+    if (isinstance(parent_value, np.ndarray) and parent_value.flags.writeable and counted_back is not None
+            and np.shape(counted_back) == parent_value.shape):
+        np.copyto(parent_value, counted_back)
+
+
 class _GradSources:
     """Where each value the grad plan reads comes from (see while_grad in the module docstring)."""
 
@@ -282,6 +294,9 @@ def _while_grad_kernel(spec):
                if n in roles.written and n + GRAD_SUFFIX in slot_of and not _is_array(op.block, n)]
     result_slots = [slot_of.get(g) if g != EMPTY_VAR_NAME else None for g in xg_names]
     summed_k = {k for k, _ in summed}
+    # loop counters the grad block counts back (increment's gradient): their parent value is set back too
+    counters = [(k, slot_of[x]) for k, x in enumerate(x_names)
+                if x in roles.inplace and x in slot_of and not _is_array(op.block, x)]
     state: dict = {}
 
     def sources(steps):
@@ -330,6 +345,8 @@ def _while_grad_kernel(spec):
             for k, slot in enumerate(result_slots):
                 if slot is not None:
                     grads[k] = acc.get(k) if k in summed_k else values[slot]
+            for k, slot in counters:
+                _restore_in_place(xs[k], values[slot])
         else:
             # no iteration ran: a loop variable's gradient passes through unchanged
             og_of = {n: ogs[k] for k, n in enumerate(out_names)} if ogs is not None else {}

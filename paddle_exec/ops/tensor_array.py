@@ -21,6 +21,8 @@ lazily), so a loop that writes an array created outside it has a value to start 
     shrink_rnn_memory(X, I, RankTable) -> Out  the first rows of X, one per sequence longer than I (with X's LoD:
                                                the first such sequences)
     rnn_memory_helper(X) -> Out                a copy (StaticRNN's step outputs and memories)
+    tensor_array_to_tensor_grad(X, OutIndex, Out@GRAD) -> X@GRAD   the gradient of ops/arrange.py's op: Out@GRAD
+                                               split (or unstacked) back into an array
 
 Gradients follow Paddle 1.8's grad makers: write_to_array's is a read_from_array of the array's gradient (X_W: the
 written tensor, for the zeros), read_from_array's a write_to_array into the array's gradient (the `Array` slot: in
@@ -461,3 +463,32 @@ def _memory_helper_grad(g):
 @kernel_rule('rnn_memory_helper_grad')
 def _memory_helper_grad_kernel(spec):
     return lambda dout, x, out: (np.zeros_like(x) if dout is None else dout,)
+
+
+# --- tensor_array_to_tensor's gradient (the forward op is in ops/arrange.py) ----------------------------------------
+
+defop('tensor_array_to_tensor_grad', ['X', 'OutIndex', 'Out@GRAD'], ['X@GRAD'], {'axis': 0, 'use_stack': False})
+
+
+@grad_rule('tensor_array_to_tensor')
+def _tensor_array_to_tensor_grad(g):
+    """Paddle's LoDTensorArray2TensorGradOp: Out@GRAD split back (unstacked) into an array of the X's sizes."""
+    return [('tensor_array_to_tensor_grad',
+             {'X': g.input('X'), 'OutIndex': g.output('OutIndex'), 'Out@GRAD': g.output_grad('Out')},
+             {'X@GRAD': g.input_grad('X')}, dict(g.attrs))]
+
+
+@kernel_rule('tensor_array_to_tensor_grad')
+def _tensor_array_to_tensor_grad_kernel(spec):
+    axis, use_stack = int(spec.attr('axis')), bool(spec.attr('use_stack'))
+
+    def run(array, sizes, dout):
+        items = [array_value(e)[0] for e in array]
+        if dout is None:
+            return ([np.zeros_like(np.asarray(t)) for t in items],)
+        a = axis + dout.ndim if axis < 0 else axis
+        if use_stack:
+            return ([np.take(dout, k, axis=a) for k in range(dout.shape[a])],)
+        cuts = np.cumsum(np.asarray(sizes, np.int64))[:-1]
+        return (list(np.split(dout, cuts, axis=a)),)
+    return run

@@ -42,6 +42,18 @@ def test_dynamic_decode_matches_paddle_1_8(mode):
     np.testing.assert_allclose(got['log_probs'], want['log_probs'], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize('kind', ['training', 'greedy'])
+def test_basic_decoder_matches_paddle_1_8(kind):
+    """BasicDecoder with a TrainingHelper (outputs, ids, lengths and the gradients of the output fc and the
+    embedding through the While) and with a GreedyEmbeddingHelper."""
+    want = RECORDED['basic_decoder_' + kind]['values']
+    got = beam_search_cases.run_basic_decoder(fluid, kind)['values']
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(np.array(g, np.float64), np.array(w, np.float64), rtol=1e-5, atol=1e-6,
+                                   err_msg='%s value %d' % (kind, k))
+
+
 def test_end_ids_shorten_hypotheses():
     lengths = {e: RECORDED[str(e)]['lod'][1] for e in beam_search_cases.END_IDS}
     assert set(lengths[1]) == {7}                   # nothing ends: every hypothesis runs all 6 steps + the start

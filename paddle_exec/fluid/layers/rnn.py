@@ -6,7 +6,17 @@
 """
 from ...layers.rnn import dynamic_gru, dynamic_lstm, dynamic_lstmp, gru_unit, lstm_unit
 from ...layers.rnn_cells import GRUCell, LSTMCell, RNNCell, beam_search, beam_search_decode, rnn
-from ...layers.rnn_decode import BeamSearchDecoder, Decoder, dynamic_decode
+from ...layers.rnn_decode import (
+    BasicDecoder,
+    BeamSearchDecoder,
+    DecodeHelper,
+    Decoder,
+    GreedyEmbeddingHelper,
+    SampleEmbeddingHelper,
+    TrainingHelper,
+    dynamic_decode,
+)
 
-__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'Decoder', 'BeamSearchDecoder', 'rnn', 'dynamic_decode', 'beam_search',
+__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'Decoder', 'BeamSearchDecoder', 'rnn', 'dynamic_decode', 'DecodeHelper',
+           'TrainingHelper', 'GreedyEmbeddingHelper', 'SampleEmbeddingHelper', 'BasicDecoder', 'beam_search',
            'beam_search_decode', 'dynamic_gru', 'dynamic_lstm', 'dynamic_lstmp', 'gru_unit', 'lstm_unit']

@@ -114,3 +114,51 @@ def run_dynamic_decode(fluid, is_test: bool) -> dict:
                                           fetch_list=[outputs, states.log_probs, states.lengths])
     return {'ids': np.asarray(ids).tolist(), 'log_probs': np.asarray(log_probs).tolist(),
             'lengths': np.asarray(lengths).tolist()}
+
+
+def run_basic_decoder(fluid, helper_kind: str) -> dict:
+    """fluid.layers.rnn's BasicDecoder over a GRUCell with a TrainingHelper (teacher forcing; the loss
+    differentiated through the While) or a GreedyEmbeddingHelper, on fixed parameters."""
+    L = fluid.layers
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        enc = fluid.data('enc', [-1, 6], 'float32')
+        cell = L.GRUCell(hidden_size=6)
+
+        def embedding(ids):
+            return fluid.embedding(ids, size=[12, 5], param_attr=fluid.ParamAttr(name='emb'))
+
+        def output(h):
+            return L.fc(h, size=12, num_flatten_dims=len(h.shape) - 1, param_attr=fluid.ParamAttr(name='ow'),
+                        bias_attr=fluid.ParamAttr(name='ob'))
+        fetch = []
+        if helper_kind == 'training':
+            trg = fluid.data('trg', [-1, 4], 'int64')
+            lengths = fluid.data('lengths', [-1], 'int64')
+            helper = L.TrainingHelper(embedding(trg), lengths)
+            decoder = L.BasicDecoder(cell, helper, output_fn=output)
+            outputs, _, seq_lens = L.dynamic_decode(decoder, inits=enc, return_length=True)
+            loss = L.reduce_mean(outputs.cell_outputs * outputs.cell_outputs)
+            grads = fluid.backward.gradients([loss], [main.global_block().var(n) for n in ('ow', 'emb')])
+            fetch = [outputs.cell_outputs, outputs.sample_ids, seq_lens] + grads
+        else:
+            start = fluid.data('start', [-1], 'int64')
+            helper = L.GreedyEmbeddingHelper(embedding, start, end_token=1)
+            decoder = L.BasicDecoder(cell, helper, output_fn=output)
+            outputs, _ = L.dynamic_decode(decoder, inits=enc, max_step_num=5, is_test=True)
+            fetch = [outputs.cell_outputs, outputs.sample_ids]
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        for k, p in enumerate(sorted(v.name for v in main.global_block().all_parameters())):
+            shape = np.array(scope.find_var(p).get_tensor()).shape
+            value = (np.random.RandomState(k).rand(*shape) * 2 - 1).astype('float32')
+            scope.find_var(p).get_tensor().set(value, fluid.CPUPlace())
+        feed = {'enc': (np.random.RandomState(9).rand(2, 6) * 2 - 1).astype('float32'),
+                'trg': np.array([[0, 3, 4, 5], [0, 7, 2, 2]], 'int64'), 'lengths': np.array([4, 2], 'int64'),
+                'start': np.array([0, 0], 'int64')}
+        if helper_kind != 'training':
+            feed = {k: feed[k] for k in ('enc', 'start')}
+        res = exe.run(main, feed=feed, fetch_list=fetch)
+    return {'values': [np.asarray(r).tolist() for r in res]}

@@ -9,7 +9,7 @@ import os
 import sys
 
 import paddle.fluid as fluid
-from beam_search_cases import END_IDS, run, run_dynamic_decode
+from beam_search_cases import END_IDS, run, run_basic_decoder, run_dynamic_decode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -19,6 +19,8 @@ def main():
         cases = {str(e): run(fluid, e) for e in END_IDS}
         cases['dynamic_decode_test'] = run_dynamic_decode(fluid, True)
         cases['dynamic_decode_train'] = run_dynamic_decode(fluid, False)
+        cases['basic_decoder_training'] = run_basic_decoder(fluid, 'training')
+        cases['basic_decoder_greedy'] = run_basic_decoder(fluid, 'greedy')
         json.dump(cases, f, sort_keys=True)
 
 
