@@ -54,6 +54,28 @@ def test_basic_decoder_matches_paddle_1_8(kind):
                                    err_msg='%s value %d' % (kind, k))
 
 
+def test_contrib_training_decoder_matches_paddle_1_8():
+    """fluid.contrib.decoder's StateCell in a TrainingDecoder: the cost and the gradients of the updater, the
+    encoder, the target embedding and the output fc."""
+    want = RECORDED['contrib_training_decoder']['values']
+    got = beam_search_cases.run_contrib_decoder(fluid, 'train')['values']
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(np.array(g, np.float64), np.array(w, np.float64), rtol=1e-5, atol=1e-6,
+                                   err_msg='value %d' % k)
+
+
+def test_contrib_beam_search_decoder_decodes():
+    """Its BeamSearchDecoder (Paddle 1.8.5 refuses this program at build time: its sequence_expand's compile-time
+    check sees a 2-level state; paddle_exec runs it): 2 sources, 2 hypotheses each, each starting with the start
+    id and score 1."""
+    got = beam_search_cases.run_contrib_decoder(fluid, 'decode')
+    ids, scores = (np.array(v) for v in got['values'])
+    per_source, per_sentence = got['lod']
+    assert per_source == [2, 2] and sum(per_sentence) == ids.shape[0] == scores.shape[0]
+    starts = np.cumsum([0] + per_sentence[:-1])
+    assert (ids[starts] == 0).all() and np.allclose(scores[starts], 1.0)
+
+
 def test_end_ids_shorten_hypotheses():
     lengths = {e: RECORDED[str(e)]['lod'][1] for e in beam_search_cases.END_IDS}
     assert set(lengths[1]) == {7}                   # nothing ends: every hypothesis runs all 6 steps + the start

@@ -162,3 +162,76 @@ def run_basic_decoder(fluid, helper_kind: str) -> dict:
             feed = {k: feed[k] for k in ('enc', 'start')}
         res = exe.run(main, feed=feed, fetch_list=fetch)
     return {'values': [np.asarray(r).tolist() for r in res]}
+
+
+
+def run_contrib_decoder(fluid, mode: str) -> dict:
+    """fluid.contrib.decoder: a StateCell (state h from the encoder's last step, updated by an fc over h and the
+    word) in a TrainingDecoder (mode 'train': the costs and gradients) or a BeamSearchDecoder ('decode')."""
+    L = fluid.layers
+    dec = fluid.contrib.decoder
+    dict_size, word_dim, hidden = 20, 6, 8
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        src = L.data(name='src', shape=[1], dtype='int64', lod_level=1)
+        emb = L.embedding(src, size=[dict_size, word_dim], param_attr=fluid.ParamAttr(name='src_emb'))
+        context = L.sequence_last_step(L.fc(emb, size=hidden, act='tanh', param_attr=fluid.ParamAttr(name='enc_w'),
+                                            bias_attr=fluid.ParamAttr(name='enc_b')))
+        state_cell = dec.StateCell(inputs={'x': None}, states={'h': dec.InitState(init=context, need_reorder=True)},
+                                   out_state='h')
+
+        @state_cell.state_updater
+        def updater(cell):
+            h = cell.get_state('h')
+            x = cell.get_input('x')
+            cell.set_state('h', L.fc([x, h], size=hidden, act='tanh',
+                                     param_attr=[fluid.ParamAttr(name='ux'), fluid.ParamAttr(name='uh')],
+                                     bias_attr=fluid.ParamAttr(name='ub')))
+        if mode == 'train':
+            trg = L.data(name='trg', shape=[1], dtype='int64', lod_level=1)
+            label = L.data(name='label', shape=[1], dtype='int64', lod_level=1)
+            trg_emb = L.embedding(trg, size=[dict_size, word_dim], param_attr=fluid.ParamAttr(name='trg_emb'))
+            decoder = dec.TrainingDecoder(state_cell)
+            with decoder.block():
+                current_word = decoder.step_input(trg_emb)
+                decoder.state_cell.compute_state(inputs={'x': current_word})
+                score = L.fc(decoder.state_cell.get_state('h'), size=dict_size, act='softmax',
+                             param_attr=fluid.ParamAttr(name='out_w'), bias_attr=fluid.ParamAttr(name='out_b'))
+                decoder.state_cell.update_states()
+                decoder.output(score)
+            cost = L.mean(L.cross_entropy(decoder(), label))
+            grads = fluid.backward.gradients([cost], [main.global_block().var(n)
+                                                      for n in ('uh', 'enc_w', 'trg_emb', 'out_w')])
+            fetch = [cost] + grads
+        else:
+            init_ids = L.data(name='init_ids', shape=[1], dtype='int64', lod_level=2)
+            init_scores = L.data(name='init_scores', shape=[1], dtype='float32', lod_level=2)
+            decoder = dec.BeamSearchDecoder(state_cell, init_ids, init_scores, target_dict_dim=dict_size,
+                                            word_dim=word_dim, topk_size=4, sparse_emb=False, max_len=5,
+                                            beam_size=2, end_id=1)
+            decoder.decode()
+            ids, scores = decoder()
+            fetch = [ids, scores]
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    place = fluid.CPUPlace()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        for k, p in enumerate(sorted(v.name for v in main.global_block().all_parameters())):
+            shape = np.array(scope.find_var(p).get_tensor()).shape
+            value = (np.random.RandomState(k).rand(*shape) * 2 - 1).astype('float32')
+            scope.find_var(p).get_tensor().set(value, place)
+        src_v = np.random.RandomState(3).randint(2, dict_size, (7, 1)).astype('int64')
+        feed = {'src': fluid.create_lod_tensor(src_v, [[3, 4]], place)}
+        if mode == 'train':
+            trg_v = np.random.RandomState(4).randint(2, dict_size, (5, 1)).astype('int64')
+            feed['trg'] = fluid.create_lod_tensor(trg_v, [[2, 3]], place)
+            feed['label'] = fluid.create_lod_tensor((trg_v + 1) % dict_size, [[2, 3]], place)
+        else:
+            feed['init_ids'] = fluid.create_lod_tensor(np.zeros((2, 1), 'int64'), [[1, 1], [1, 1]], place)
+            feed['init_scores'] = fluid.create_lod_tensor(np.ones((2, 1), 'float32'), [[1, 1], [1, 1]], place)
+        res = exe.run(main, feed=feed, fetch_list=fetch, return_numpy=False)
+    out = {'values': [np.array(r).tolist() for r in res]}
+    if mode != 'train':
+        out['lod'] = res[0].recursive_sequence_lengths()
+    return out

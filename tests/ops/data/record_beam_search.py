@@ -9,7 +9,8 @@ import os
 import sys
 
 import paddle.fluid as fluid
-from beam_search_cases import END_IDS, run, run_basic_decoder, run_dynamic_decode
+import paddle.fluid.contrib.decoder  # noqa: F401  (1.8 does not import it with fluid.contrib)
+from beam_search_cases import END_IDS, run, run_basic_decoder, run_contrib_decoder, run_dynamic_decode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -21,6 +22,7 @@ def main():
         cases['dynamic_decode_train'] = run_dynamic_decode(fluid, False)
         cases['basic_decoder_training'] = run_basic_decoder(fluid, 'training')
         cases['basic_decoder_greedy'] = run_basic_decoder(fluid, 'greedy')
+        cases['contrib_training_decoder'] = run_contrib_decoder(fluid, 'train')
         json.dump(cases, f, sort_keys=True)
 
 
