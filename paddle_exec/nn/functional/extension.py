@@ -1,18 +1,7 @@
-"""paddle.nn.functional's extension functions of the recurrent nets: sequence_mask and gather_tree (2.6.2's
-nn/functional/extension.py), on the shared builders (layers/sequence.py, layers/rnn_cells.py)."""
-from __future__ import annotations
+"""paddle.nn.functional's extension functions (Paddle's nn/functional/extension.py): `sequence_mask`, the fluid
+builder of layers/sequence.py, whose 2.x signature is the same (x, maxlen=None, dtype='int64', name=None), and
+`gather_tree` (ids [time, batch, beam] re-read along each final beam's parents: layers/rnn_cells.py)."""
+from ...layers.rnn_cells import gather_tree
+from ...layers.sequence import sequence_mask
 
-from ...layers.rnn_cells import gather_tree as _gather_tree
-from ...layers.sequence import sequence_mask as _sequence_mask
-
-__all__ = ['gather_tree', 'sequence_mask']
-
-
-def sequence_mask(x, maxlen=None, dtype='int64', name=None):
-    """mask[..., j] = j < x[...], over maxlen columns (the largest length when None)."""
-    return _sequence_mask(x, maxlen=maxlen, dtype=dtype, name=name)
-
-
-def gather_tree(ids, parents):
-    """ids [time, batch, beam] re-read along each final beam's parents (the gather_tree op)."""
-    return _gather_tree(ids, parents)
+__all__ = ['sequence_mask', 'gather_tree']
