@@ -33,7 +33,8 @@ import numpy as np
 from .jit import kernel_jit
 
 __all__ = [
-    'resolve_paddings', 'conv2d_output_size', 'pool2d_output_size',
+    'resolve_paddings', 'resolve_paddings_nd', 'conv_output_size', 'pool_output_size',
+    'conv2d_output_size', 'pool2d_output_size',
     'conv2d_forward', 'conv2d_backward', 'pool2d_forward', 'pool2d_backward',
     'max_pool2d_with_index_forward', 'max_pool2d_with_index_backward',
 ]
@@ -46,15 +47,44 @@ FLT_MAX = 3.4028234663852886e38  # Paddle's MaxPool initial value is -FLT_MAX fo
 # ----------------------------------------------------------------------------------------------------------------
 # attribute handling (plain Python)
 
-def _pair(v, name):
+def _ntuple(v, name, n):
+    """An int or a 1- or n-element sequence as an n-tuple of ints (Paddle's attribute expansion)."""
     if isinstance(v, (int, np.integer)):
-        return int(v), int(v)
+        return (int(v),) * n
     v = [int(a) for a in v]
     if len(v) == 1:
-        return v[0], v[0]
-    if len(v) != 2:
-        raise ValueError('%s must have 2 elements, got %s' % (name, v))
-    return v[0], v[1]
+        return tuple(v) * n
+    if len(v) != n:
+        raise ValueError('%s must have %d elements, got %s' % (name, n, v))
+    return tuple(v)
+
+
+def _pair(v, name):
+    return _ntuple(v, name, 2)
+
+
+def resolve_paddings_nd(paddings, padding_algorithm, in_size, ksize, strides):
+    """Paddle's ``UpdatePadding`` for any number of spatial dims: ``(before_0, after_0, before_1, ...)``."""
+    n = len(in_size)
+    if padding_algorithm == 'SAME':
+        pads = []
+        for size, k, s in zip(in_size, ksize, strides):
+            out = (size + s - 1) // s
+            pad_sum = max((out - 1) * s + k - size, 0)
+            pads += [pad_sum // 2, pad_sum - pad_sum // 2]
+        return tuple(pads)
+    if padding_algorithm == 'VALID':
+        return (0,) * (2 * n)
+    if padding_algorithm not in ('EXPLICIT', None):
+        raise ValueError("padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got %r" % (padding_algorithm,))
+    if isinstance(paddings, (int, np.integer)):
+        return (int(paddings),) * (2 * n)
+    p = [int(a) for a in paddings]
+    if len(p) == n:
+        return tuple(v for a in p for v in (a, a))
+    if len(p) == 2 * n:
+        return tuple(p)
+    raise ValueError('paddings must have %d or %d elements, got %s' % (n, 2 * n, p))
 
 
 def resolve_paddings(paddings, padding_algorithm, in_hw, ksize, strides):
@@ -64,45 +94,36 @@ def resolve_paddings(paddings, padding_algorithm, in_hw, ksize, strides):
     ``"EXPLICIT"`` (use ``paddings``), ``"SAME"`` or ``"VALID"``; ``in_hw``, ``ksize`` and ``strides`` are
     (h, w) pairs. ``ksize`` is the undilated kernel size (as in Paddle, SAME ignores dilation).
     """
-    if padding_algorithm == 'SAME':
-        pads = []
-        for n, k, s in zip(in_hw, ksize, strides):
-            out = (n + s - 1) // s
-            pad_sum = max((out - 1) * s + k - n, 0)
-            pads += [pad_sum // 2, pad_sum - pad_sum // 2]
-        return tuple(pads)
-    if padding_algorithm == 'VALID':
-        return (0, 0, 0, 0)
-    if padding_algorithm not in ('EXPLICIT', None):
-        raise ValueError("padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got %r" % (padding_algorithm,))
-    if isinstance(paddings, (int, np.integer)):
-        p = int(paddings)
-        return (p, p, p, p)
-    p = [int(a) for a in paddings]
-    if len(p) == 2:
-        return (p[0], p[0], p[1], p[1])
-    if len(p) == 4:
-        return tuple(p)
-    raise ValueError('paddings must have 2 or 4 elements, got %s' % (p,))
+    return resolve_paddings_nd(paddings, padding_algorithm, tuple(in_hw)[:2], ksize, strides)
 
 
-def conv2d_output_size(in_size, k, pad_a, pad_b, stride, dilation):
+def conv_output_size(in_size, k, pad_a, pad_b, stride, dilation, op='conv'):
     """Paddle's ``ConvOutputSize``: ``(in + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1``."""
     out = (in_size + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1
     if out <= 0:
-        raise ValueError('conv2d output size is %d (input %d, kernel %d, paddings %d+%d, stride %d, dilation %d); '
-                         'it must be positive' % (out, in_size, k, pad_a, pad_b, stride, dilation))
+        raise ValueError('%s output size is %d (input %d, kernel %d, paddings %d+%d, stride %d, dilation %d); '
+                         'it must be positive' % (op, out, in_size, k, pad_a, pad_b, stride, dilation))
     return out
 
 
-def pool2d_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode):
+def pool_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode, op='pool'):
     """Paddle's ``PoolOutputSize``; ``ceil_mode`` adds ``stride - 1`` before the floor division."""
     extra = stride - 1 if ceil_mode else 0
     out = (in_size - k + pad_a + pad_b + extra) // stride + 1
     if out <= 0:
-        raise ValueError('pool2d output size is %d (input %d, ksize %d, paddings %d+%d, stride %d); it must be '
-                         'positive' % (out, in_size, k, pad_a, pad_b, stride))
+        raise ValueError('%s output size is %d (input %d, ksize %d, paddings %d+%d, stride %d); it must be '
+                         'positive' % (op, out, in_size, k, pad_a, pad_b, stride))
     return out
+
+
+def conv2d_output_size(in_size, k, pad_a, pad_b, stride, dilation):
+    """:func:`conv_output_size` for conv2d (its error names the op)."""
+    return conv_output_size(in_size, k, pad_a, pad_b, stride, dilation, op='conv2d')
+
+
+def pool2d_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode):
+    """:func:`pool_output_size` for pool2d (its error names the op)."""
+    return pool_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode, op='pool2d')
 
 
 def _to_nchw(x, data_format):
@@ -169,20 +190,70 @@ def _col2im(col, n_, c_, h_, w_, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     return dx
 
 
-def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm):
-    n, c, h, w = x_shape
-    oc, cg, kh, kw = w_shape
+def _conv_geometry_nd(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm, op, size_op):
+    """(kernel sizes, strides, leading paddings, dilations, output sizes), flat, one of each per spatial axis, of
+    a convolution on the channel-first ``x_shape``; ``op`` names the op in the channel error, ``size_op`` in the
+    output-size one."""
+    n = len(x_shape) - 2
+    c = x_shape[1]
+    oc, cg = w_shape[0], w_shape[1]
     if cg * groups != c or oc % groups:
-        raise ValueError('conv2d: input channels %d, filter %s and groups %d do not match'
-                         % (c, list(w_shape), groups))
-    sh, sw = _pair(strides, 'strides')
-    dh, dw = _pair(dilations, 'dilations')
-    pt, pb, pl, pr = resolve_paddings(paddings, padding_algorithm, (h, w), (kh, kw), (sh, sw))
+        raise ValueError('%s: input channels %d, filter %s and groups %d do not match' % (op, c, list(w_shape), groups))
+    ks = tuple(w_shape[2:])
+    st = _ntuple(strides, 'strides', n)
+    dil = _ntuple(dilations, 'dilations', n)
+    pads = resolve_paddings_nd(paddings, padding_algorithm, tuple(x_shape[2:]), ks, st)
     if padding_algorithm == 'SAME':
-        dh = dw = 1
-    oh = conv2d_output_size(h, kh, pt, pb, sh, dh)
-    ow = conv2d_output_size(w, kw, pl, pr, sw, dw)
-    return (kh, kw, sh, sw, pt, pl, dh, dw, oh, ow)
+        dil = (1,) * n
+    out = tuple(conv_output_size(x_shape[2 + i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], dil[i], size_op)
+                for i in range(n))
+    return ks + st + pads[0::2] + dil + out
+
+
+def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm):
+    """(kh, kw, sh, sw, pt, pl, dh, dw, oh, ow) of a conv2d on NCHW ``x_shape``."""
+    return _conv_geometry_nd(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm, 'conv2d',
+                             'conv2d')
+
+
+def _conv_gemm(w, col, groups, n):
+    """The filter ``[OC, C / groups, *k]`` times the column matrix ``[C * prod(k), N * L]``, one GEMM per group
+    (numpy's BLAS releases the GIL): ``[N, OC, L]``, contiguous."""
+    oc = w.shape[0]
+    if groups == 1:
+        out = w.reshape(oc, -1) @ col                                                # [OC, N*L]
+    else:
+        m, k = oc // groups, col.shape[0] // groups
+        out = np.matmul(w.reshape(groups, m, k), col.reshape(groups, k, -1))        # [g, M, N*L]
+    return np.ascontiguousarray(out.reshape(oc, n, -1).transpose(1, 0, 2))
+
+
+def _conv_gemm_grads(w, dout, groups, columns, col_to_input, need_input, need_filter):
+    """``(dInput, dFilter)`` of :func:`_conv_gemm` for ``dout`` ``[N, OC, *out]``; ``columns()`` builds the input's
+    column matrix, ``col_to_input(dcol)`` scatters a column gradient back to the input (each called only if
+    needed)."""
+    d3 = _grouped_rows(dout, groups)
+    dx = dw = None
+    if need_filter:
+        col = columns().reshape(groups, int(np.prod(w.shape[1:])), -1)
+        dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
+    if need_input:
+        dx = col_to_input(_filter_t_gemm(w, d3, groups))
+    return dx, dw
+
+
+def _grouped_rows(d, groups):
+    """``d`` ``[N, C, *spatial]`` as ``[groups, C / groups, N * L]``, the column layout's order."""
+    n, c = d.shape[0], d.shape[1]
+    return np.ascontiguousarray(d.reshape(n, c, -1).transpose(1, 0, 2)).reshape(groups, c // groups, -1)
+
+
+def _filter_t_gemm(w, d3, groups):
+    """``W^T d`` per group for ``w`` ``[C0, C1 / groups, *k]`` and ``d3`` from :func:`_grouped_rows` of a
+    ``[N, C0, ...]`` array: a column matrix ``[C1 * prod(k), N * L]`` (a conv's column gradient, or a transposed
+    conv's columns)."""
+    m, k = w.shape[0] // groups, int(np.prod(w.shape[1:]))
+    return np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
 
 
 def conv2d_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
@@ -197,18 +268,8 @@ def conv2d_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), grou
     w = np.asarray(w, dtype=x.dtype)
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    oh, ow = g[8], g[9]
     n, oc = x.shape[0], w.shape[0]
-    col = _im2col(x, *g)
-    m = oc // groups
-    if groups == 1:
-        out = w.reshape(oc, -1) @ col                                    # [OC, N*L]
-        out = out.reshape(oc, n, oh * ow).transpose(1, 0, 2)
-    else:
-        k = col.shape[0] // groups
-        out = np.matmul(w.reshape(groups, m, k), col.reshape(groups, k, -1))   # [g, M, N*L]
-        out = out.reshape(oc, n, oh * ow).transpose(1, 0, 2)
-    out = np.ascontiguousarray(out).reshape(n, oc, oh, ow)
+    out = _conv_gemm(w, _im2col(x, *g), groups, n).reshape(n, oc, g[8], g[9])
     return _from_nchw(out, data_format)
 
 
@@ -223,20 +284,9 @@ def conv2d_backward(x, w, dout, strides=(1, 1), paddings=(0, 0), dilations=(1, 1
     dout = _to_nchw(np.ascontiguousarray(dout, dtype=x.dtype), data_format)
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    n, c, h, wd = x.shape
-    oc = w.shape[0]
-    m = oc // groups
-    k = c // groups * g[0] * g[1]
-    # dout [N, OC, L] -> [g, M, N*L], the column layout's order
-    d3 = np.ascontiguousarray(dout.reshape(n, oc, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    dx = dw = None
-    if need_filter:
-        col = _im2col(x, *g).reshape(groups, k, -1)
-        dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
-    if need_input:
-        dcol = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
-        dx = _from_nchw(_col2im(dcol, n, c, h, wd, *g), data_format)
-    return dx, dw
+    return _conv_gemm_grads(w, dout, groups, lambda: _im2col(x, *g),
+                            lambda dcol: _from_nchw(_col2im(dcol, *x.shape, *g), data_format),
+                            need_input, need_filter)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -319,22 +369,32 @@ def _pool2d_bwd(x, out, dout, kh, kw, sh, sw, pt, pl, is_max, exclusive, adaptiv
     return dx
 
 
-def _pool_geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
-    h, w = x_shape[2], x_shape[3]
-    kh, kw = _pair(ksize, 'ksize')
-    sh, sw = _pair(strides, 'strides')
-    if global_pooling:
-        kh, kw = h, w
+def _pool_geometry_nd(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm,
+                      op='pool'):
+    """(output sizes, kernel sizes, strides, leading paddings), one entry per spatial axis, of a pool on the
+    channel-first ``x_shape``; ``op`` names the op in the output-size error."""
+    size = tuple(x_shape[2:])
+    n = len(size)
+    ks = size if global_pooling else _ntuple(ksize, 'ksize', n)
+    st = _ntuple(strides, 'strides', n)
     if global_pooling or adaptive:
-        pt = pb = pl = pr = 0
+        pads = (0,) * (2 * n)
     else:
-        pt, pb, pl, pr = resolve_paddings(paddings, padding_algorithm, (h, w), (kh, kw), (sh, sw))
+        pads = resolve_paddings_nd(paddings, padding_algorithm, size, ks, st)
     if adaptive:
-        oh, ow = kh, kw
+        out = ks
     else:
-        oh = pool2d_output_size(h, kh, pt, pb, sh, ceil_mode)
-        ow = pool2d_output_size(w, kw, pl, pr, sw, ceil_mode)
-    return oh, ow, kh, kw, sh, sw, pt, pl
+        out = tuple(pool_output_size(size[i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], ceil_mode, op)
+                    for i in range(n))
+    return out, ks, st, pads[0::2]
+
+
+def _pool_geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
+    """(oh, ow, kh, kw, sh, sw, pt, pl) of a pool2d on NCHW ``x_shape``."""
+    _pair(ksize, 'ksize')  # pool2d checks ksize also under global_pooling
+    out, ks, st, pads = _pool_geometry_nd(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+                                          padding_algorithm, op='pool2d')
+    return (*out, *ks, *st, *pads)
 
 
 def _pool_type(pooling_type):
@@ -552,10 +612,7 @@ def conv2d_transpose_forward(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1
                                             output_size, output_padding)
     c_out = w.shape[1] * groups
     g = _conv_geometry((n, c_out, oh, ow), w.shape, strides, pads, dil, groups, 'EXPLICIT')
-    m = c_in // groups
-    k = w.shape[1] * w.shape[2] * w.shape[3]
-    x3 = np.ascontiguousarray(x.reshape(n, c_in, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    col = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), x3).reshape(groups * k, -1)
+    col = _filter_t_gemm(w, _grouped_rows(x, groups), groups)
     return _from_nchw(_col2im(col, n, c_out, oh, ow, *g), data_format)
 
 

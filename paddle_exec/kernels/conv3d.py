@@ -25,6 +25,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .conv import (
+    _conv_gemm,
+    _conv_gemm_grads,
+    _conv_geometry_nd,
+    _filter_t_gemm,
+    _grouped_rows,
+    _ntuple,
+    _pool_geometry_nd,
+    _pool_type,
+    _pool_window,
+    conv_output_size,
+    pool_output_size,
+    resolve_paddings_nd,
+)
 from .jit import kernel_jit
 
 __all__ = [
@@ -42,58 +56,8 @@ FLT_MAX = 3.4028234663852886e38
 # ----------------------------------------------------------------------------------------------------------------
 # attribute handling (plain Python)
 
-def _triple(v, name, n=3):
-    if isinstance(v, (int, np.integer)):
-        return (int(v),) * n
-    v = [int(a) for a in v]
-    if len(v) == 1:
-        return tuple(v) * n
-    if len(v) != n:
-        raise ValueError('%s must have %d elements, got %s' % (name, n, v))
-    return tuple(v)
-
-
-def resolve_paddings_nd(paddings, padding_algorithm, in_size, ksize, strides):
-    """Paddle's ``UpdatePadding`` for any number of spatial dims: ``(before_0, after_0, before_1, ...)``."""
-    n = len(in_size)
-    if padding_algorithm == 'SAME':
-        pads = []
-        for size, k, s in zip(in_size, ksize, strides):
-            out = (size + s - 1) // s
-            pad_sum = max((out - 1) * s + k - size, 0)
-            pads += [pad_sum // 2, pad_sum - pad_sum // 2]
-        return tuple(pads)
-    if padding_algorithm == 'VALID':
-        return (0,) * (2 * n)
-    if padding_algorithm not in ('EXPLICIT', None):
-        raise ValueError("padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', got %r" % (padding_algorithm,))
-    if isinstance(paddings, (int, np.integer)):
-        return (int(paddings),) * (2 * n)
-    p = [int(a) for a in paddings]
-    if len(p) == n:
-        return tuple(v for a in p for v in (a, a))
-    if len(p) == 2 * n:
-        return tuple(p)
-    raise ValueError('paddings must have %d or %d elements, got %s' % (n, 2 * n, p))
-
-
-def conv_output_size(in_size, k, pad_a, pad_b, stride, dilation):
-    """Paddle's ``ConvOutputSize``: ``(in + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1``."""
-    out = (in_size + pad_a + pad_b - (dilation * (k - 1) + 1)) // stride + 1
-    if out <= 0:
-        raise ValueError('conv output size is %d (input %d, kernel %d, paddings %d+%d, stride %d, dilation %d); '
-                         'it must be positive' % (out, in_size, k, pad_a, pad_b, stride, dilation))
-    return out
-
-
-def pool_output_size(in_size, k, pad_a, pad_b, stride, ceil_mode):
-    """Paddle's ``PoolOutputSize``; ``ceil_mode`` adds ``stride - 1`` before the floor division."""
-    extra = stride - 1 if ceil_mode else 0
-    out = (in_size - k + pad_a + pad_b + extra) // stride + 1
-    if out <= 0:
-        raise ValueError('pool output size is %d (input %d, ksize %d, paddings %d+%d, stride %d); it must be '
-                         'positive' % (out, in_size, k, pad_a, pad_b, stride))
-    return out
+def _triple(v, name):
+    return _ntuple(v, name, 3)
 
 
 def _to_ncdhw(x, data_format):
@@ -166,19 +130,8 @@ def _col2vol(col, n_, c_, d_, h_, w_, kd, kh, kw, sd, sh, sw, pf, pt, pl, dd, dh
 
 def _conv_geometry(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm):
     """(kd, kh, kw, sd, sh, sw, pf, pt, pl, dd, dh, dw, od, oh, ow) of a conv3d on NCDHW ``x_shape``."""
-    c = x_shape[1]
-    oc, cg = w_shape[0], w_shape[1]
-    if cg * groups != c or oc % groups:
-        raise ValueError('conv3d: input channels %d, filter %s and groups %d do not match' % (c, list(w_shape), groups))
-    ks = tuple(w_shape[2:])
-    st = _triple(strides, 'strides')
-    dil = _triple(dilations, 'dilations')
-    pads = resolve_paddings_nd(paddings, padding_algorithm, x_shape[2:], ks, st)
-    if padding_algorithm == 'SAME':
-        dil = (1, 1, 1)
-    out = tuple(conv_output_size(x_shape[2 + i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], dil[i])
-                for i in range(3))
-    return ks + st + (pads[0], pads[2], pads[4]) + dil + out
+    return _conv_geometry_nd(x_shape, w_shape, strides, paddings, dilations, groups, padding_algorithm, 'conv3d',
+                             'conv')
 
 
 def conv3d_forward(x, w, strides=1, paddings=0, dilations=1, groups=1, padding_algorithm='EXPLICIT',
@@ -189,10 +142,7 @@ def conv3d_forward(x, w, strides=1, paddings=0, dilations=1, groups=1, padding_a
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
     n, oc = x.shape[0], w.shape[0]
-    col = _vol2col(x, *g)
-    m, k = oc // groups, col.shape[0] // groups
-    out = np.matmul(w.reshape(groups, m, k), col.reshape(groups, k, -1))        # [g, M, N*L]
-    out = np.ascontiguousarray(out.reshape(oc, n, -1).transpose(1, 0, 2)).reshape((n, oc) + g[12:])
+    out = _conv_gemm(w, _vol2col(x, *g), groups, n).reshape((n, oc) + g[12:])
     return _from_ncdhw(out, data_format)
 
 
@@ -204,18 +154,9 @@ def conv3d_backward(x, w, dout, strides=1, paddings=0, dilations=1, groups=1, pa
     dout = _to_ncdhw(np.asarray(dout, dtype=x.dtype), data_format)
     groups = int(groups) or 1
     g = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    n, c = x.shape[:2]
-    oc = w.shape[0]
-    m, k = oc // groups, c // groups * g[0] * g[1] * g[2]
-    d3 = np.ascontiguousarray(dout.reshape(n, oc, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    dx = dw = None
-    if need_filter:
-        col = _vol2col(x, *g).reshape(groups, k, -1)
-        dw = np.matmul(d3, col.transpose(0, 2, 1)).reshape(w.shape)
-    if need_input:
-        dcol = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), d3).reshape(groups * k, -1)
-        dx = _from_ncdhw(_col2vol(dcol, n, c, *x.shape[2:], *g), data_format)
-    return dx, dw
+    return _conv_gemm_grads(w, dout, groups, lambda: _vol2col(x, *g),
+                            lambda dcol: _from_ncdhw(_col2vol(dcol, *x.shape, *g), data_format),
+                            need_input, need_filter)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -257,9 +198,7 @@ def conv3d_transpose_forward(x, w, strides=1, paddings=0, dilations=1, groups=1,
                                                    padding_algorithm, output_size, output_padding)
     c_out = w.shape[1] * groups
     g = _conv_geometry((n, c_out) + out, w.shape, strides, pads, dil, groups, 'EXPLICIT')
-    m, k = c_in // groups, int(np.prod(w.shape[1:]))
-    x3 = np.ascontiguousarray(x.reshape(n, c_in, -1).transpose(1, 0, 2)).reshape(groups, m, -1)
-    col = np.matmul(w.reshape(groups, m, k).transpose(0, 2, 1), x3).reshape(groups * k, -1)
+    col = _filter_t_gemm(w, _grouped_rows(x, groups), groups)
     return _from_ncdhw(_col2vol(col, n, c_out, *out, *g), data_format)
 
 
@@ -284,29 +223,17 @@ def conv3d_transpose_backward(x, w, dout, strides=1, paddings=0, dilations=1, gr
 # pool3d
 
 @_jit
-def _window(o, stride, pad, k, size, out_size, adaptive):
-    if adaptive:
-        start = (o * size) // out_size
-        end = -((-(o + 1) * size) // out_size)
-    else:
-        start = o * stride - pad
-        end = min(start + k, size)
-        start = max(start, 0)
-    return start, end
-
-
-@_jit
 def _pool3d_fwd(x, od, oh, ow, kd, kh, kw, sd, sh, sw, pf, pt, pl, is_max, exclusive, adaptive):
     n_, c_, d_, h_, w_ = x.shape
     out = np.empty((n_, c_, od, oh, ow), dtype=x.dtype)
     for n in range(n_):
         for c in range(c_):
             for pz in range(od):
-                zs, ze = _window(pz, sd, pf, kd, d_, od, adaptive)
+                zs, ze = _pool_window(pz, sd, pf, kd, d_, od, adaptive)
                 for py in range(oh):
-                    ys, ye = _window(py, sh, pt, kh, h_, oh, adaptive)
+                    ys, ye = _pool_window(py, sh, pt, kh, h_, oh, adaptive)
                     for px in range(ow):
-                        xs, xe = _window(px, sw, pl, kw, w_, ow, adaptive)
+                        xs, xe = _pool_window(px, sw, pl, kw, w_, ow, adaptive)
                         if is_max:
                             v = -FLT_MAX
                             for a in range(zs, ze):
@@ -337,11 +264,11 @@ def _pool3d_bwd(x, out, dout, kd, kh, kw, sd, sh, sw, pf, pt, pl, is_max, exclus
     for n in range(n_):
         for c in range(c_):
             for pz in range(od):
-                zs, ze = _window(pz, sd, pf, kd, d_, od, adaptive)
+                zs, ze = _pool_window(pz, sd, pf, kd, d_, od, adaptive)
                 for py in range(oh):
-                    ys, ye = _window(py, sh, pt, kh, h_, oh, adaptive)
+                    ys, ye = _pool_window(py, sh, pt, kh, h_, oh, adaptive)
                     for px in range(ow):
-                        xs, xe = _window(px, sw, pl, kw, w_, ow, adaptive)
+                        xs, xe = _pool_window(px, sw, pl, kw, w_, ow, adaptive)
                         g = dout[n, c, pz, py, px]
                         if is_max:
                             v = out[n, c, pz, py, px]
@@ -367,18 +294,7 @@ def _pool3d_bwd(x, out, dout, kd, kh, kw, sd, sh, sw, pf, pt, pl, is_max, exclus
 
 def _pool_geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
     """((od, oh, ow), (kd, kh, kw), (sd, sh, sw), (pf, pt, pl)) of a pool3d on NCDHW ``x_shape``."""
-    size = tuple(x_shape[2:])
-    ks = size if global_pooling else _triple(ksize, 'ksize')
-    st = _triple(strides, 'strides')
-    if global_pooling or adaptive:
-        pads = (0,) * 6
-    else:
-        pads = resolve_paddings_nd(paddings, padding_algorithm, size, ks, st)
-    if adaptive:
-        out = ks
-    else:
-        out = tuple(pool_output_size(size[i], ks[i], pads[2 * i], pads[2 * i + 1], st[i], ceil_mode) for i in range(3))
-    return out, ks, st, (pads[0], pads[2], pads[4])
+    return _pool_geometry_nd(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm)
 
 
 def pool3d_output_shape(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive, padding_algorithm):
@@ -387,17 +303,11 @@ def pool3d_output_shape(x_shape, ksize, strides, paddings, global_pooling, ceil_
                           padding_algorithm)[0]
 
 
-def _is_max(pooling_type):
-    if pooling_type not in ('max', 'avg'):
-        raise ValueError("pooling_type must be 'max' or 'avg', got %r" % (pooling_type,))
-    return pooling_type == 'max'
-
-
 def pool3d_forward(x, ksize, pooling_type='max', strides=1, paddings=0, global_pooling=False, ceil_mode=False,
                    exclusive=True, adaptive=False, padding_algorithm='EXPLICIT', data_format='NCDHW'):
     """Paddle op ``pool3d`` (X -> Out); see the module docstring for the windows and divisors."""
     x = _to_ncdhw(x, data_format)
-    is_max = _is_max(pooling_type)
+    is_max = _pool_type(pooling_type)
     out, ks, st, pads = _pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
                                        padding_algorithm)
     y = _pool3d_fwd(x, *out, *ks, *st, *pads, is_max, bool(exclusive), bool(adaptive) and not is_max)
@@ -410,7 +320,7 @@ def pool3d_backward(x, out, dout, ksize, pooling_type='max', strides=1, paddings
     x = _to_ncdhw(x, data_format)
     out = _to_ncdhw(np.asarray(out, dtype=x.dtype), data_format)
     dout = _to_ncdhw(np.asarray(dout, dtype=x.dtype), data_format)
-    is_max = _is_max(pooling_type)
+    is_max = _pool_type(pooling_type)
     _, ks, st, pads = _pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
                                      padding_algorithm)
     dx = _pool3d_bwd(x, out, dout, *ks, *st, *pads, is_max, bool(exclusive), bool(adaptive) and not is_max)
@@ -428,11 +338,11 @@ def _maxpool3d_idx_fwd(x, od, oh, ow, kd, kh, kw, sd, sh, sw, pf, pt, pl, adapti
     for n in range(n_):
         for c in range(c_):
             for pz in range(od):
-                zs, ze = _window(pz, sd, pf, kd, d_, od, adaptive)
+                zs, ze = _pool_window(pz, sd, pf, kd, d_, od, adaptive)
                 for py in range(oh):
-                    ys, ye = _window(py, sh, pt, kh, h_, oh, adaptive)
+                    ys, ye = _pool_window(py, sh, pt, kh, h_, oh, adaptive)
                     for px in range(ow):
-                        xs, xe = _window(px, sw, pl, kw, w_, ow, adaptive)
+                        xs, xe = _pool_window(px, sw, pl, kw, w_, ow, adaptive)
                         v = -FLT_MAX
                         idx = -1
                         for a in range(zs, ze):

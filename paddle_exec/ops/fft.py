@@ -96,26 +96,26 @@ def _attrs(spec):
     return spec.attr('axes'), spec.attr('normalization'), bool(spec.attr('forward'))
 
 
-@kernel_rule('fft_c2c')
-def _c2c_kernel(spec):
+def _c2c_run(spec, grad: bool):
+    """fft_c2c, or its gradient (the opposite direction with the same scale)."""
     axes_attr, norm, forward = _attrs(spec)
+    fn = np.fft.fftn if forward != grad else np.fft.ifftn
 
     def run(x):
         axes = _axes(axes_attr, x.ndim, 'fft_c2c')
-        out = _unnormalised(np.fft.fftn if forward else np.fft.ifftn, x, axes)
+        out = _unnormalised(fn, x, axes)
         return ((out * _scale(norm, forward, _size(x.shape, axes))).astype(x.dtype, copy=False),)
     return run
 
 
+@kernel_rule('fft_c2c')
+def _c2c_kernel(spec):
+    return _c2c_run(spec, grad=False)
+
+
 @kernel_rule('fft_c2c_grad')
 def _c2c_grad_kernel(spec):
-    axes_attr, norm, forward = _attrs(spec)
-
-    def run(dout):
-        axes = _axes(axes_attr, dout.ndim, 'fft_c2c')
-        dx = _unnormalised(np.fft.ifftn if forward else np.fft.fftn, dout, axes)
-        return ((dx * _scale(norm, forward, _size(dout.shape, axes))).astype(dout.dtype, copy=False),)
-    return run
+    return _c2c_run(spec, grad=True)
 
 
 @kernel_rule('fft_r2c')

@@ -24,6 +24,7 @@ from ..framework.errors import EnforceNotMet
 from ..framework.registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, lod_rule, shape_rule
 from ..kernels import sequence_pool as KP
 from ._lod import input_name, last_level, rows2d
+from .sequence_rows import x_lod_shared_rule, x_shaped_rule
 
 __all__ = []
 
@@ -111,17 +112,9 @@ defop('sequence_softmax', ['X'], ['Out'], {'use_cudnn': False, 'data_format': 'A
       grad=GradSpec(('Out', 'Out@GRAD', 'X'), ('X@GRAD',)))
 
 
-@shape_rule('sequence_softmax')
-def _softmax_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', x.shape, x.dtype)
+shape_rule('sequence_softmax')(x_shaped_rule('Out'))
 
-
-@lod_rule('sequence_softmax')
-def _softmax_lod(ctx):
-    ctx.read('X')
-    ctx.share('X', 'Out')
-
+lod_rule('sequence_softmax')(x_lod_shared_rule('Out'))
 
 lod_rule('sequence_softmax_grad')(_grad_reads_x)
 
@@ -193,11 +186,7 @@ def _conv_shape(ctx):
     ctx.set_output('Out', (x.shape[0], w.shape[1]), x.dtype)
 
 
-@lod_rule('sequence_conv')
-def _conv_lod(ctx):
-    ctx.read('X')
-    ctx.share('X', 'Out')
-
+lod_rule('sequence_conv')(x_lod_shared_rule('Out'))
 
 lod_rule('sequence_conv_grad')(_grad_reads_x)
 

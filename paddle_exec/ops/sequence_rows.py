@@ -45,17 +45,35 @@ def _share_grad(ctx):
     ctx.share('X', 'X@GRAD')
 
 
+def x_shaped_rule(out: str):
+    """A shape rule: `out` has X's shape and dtype."""
+    def rule(ctx):
+        x = ctx.input_var('X')
+        ctx.set_output(out, x.shape, x.dtype)
+    return rule
+
+
+def _rows_like_x_shape(ctx):
+    """Out has X's dtype and step shape, and an unknown number of rows."""
+    x = ctx.input_var('X')
+    ctx.set_output('Out', (-1,) + tuple(x.shape[1:]), x.dtype)
+
+
+def x_lod_shared_rule(out: str):
+    """A LoD rule: `out` shares X's LoD."""
+    def rule(ctx):
+        ctx.read('X')
+        ctx.share('X', out)
+    return rule
+
+
 # --- sequence_expand -------------------------------------------------------------------------------------------------
 
 defop('sequence_expand', ['X', 'Y'], ['Out'], {'ref_level': -1},
       grad=GradSpec(('X', 'Y', 'Out@GRAD'), ('X@GRAD',)))
 
 
-@shape_rule('sequence_expand')
-def _expand_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', (-1,) + tuple(x.shape[1:]), x.dtype)
-
+shape_rule('sequence_expand')(_rows_like_x_shape)
 
 @lod_rule('sequence_expand')
 def _expand_lod(ctx):
@@ -127,11 +145,7 @@ def _expand_grad_kernel(spec):
 defop('sequence_expand_as', ['X', 'Y'], ['Out'], grad=GradSpec(('X', 'Y', 'Out@GRAD'), ('X@GRAD',)))
 
 
-@shape_rule('sequence_expand_as')
-def _expand_as_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', (-1,) + tuple(x.shape[1:]), x.dtype)
-
+shape_rule('sequence_expand_as')(_rows_like_x_shape)
 
 @lod_rule('sequence_expand_as')
 def _expand_as_lod(ctx):
@@ -417,17 +431,9 @@ def _mask_kernel(spec):
 defop('sequence_reverse', ['X'], ['Y'])
 
 
-@shape_rule('sequence_reverse')
-def _reverse_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Y', x.shape, x.dtype)
+shape_rule('sequence_reverse')(x_shaped_rule('Y'))
 
-
-@lod_rule('sequence_reverse')
-def _reverse_lod(ctx):
-    ctx.read('X')
-    ctx.share('X', 'Y')
-
+lod_rule('sequence_reverse')(x_lod_shared_rule('Y'))
 
 @kernel_rule('sequence_reverse')
 def _reverse_kernel(spec):
@@ -454,11 +460,7 @@ defop('sequence_slice', ['X', 'Offset', 'Length'], ['Out'],
       grad=GradSpec(('X', 'Offset', 'Length', 'Out@GRAD'), ('X@GRAD',)))
 
 
-@shape_rule('sequence_slice')
-def _slice_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', (-1,) + tuple(x.shape[1:]), x.dtype)
-
+shape_rule('sequence_slice')(_rows_like_x_shape)
 
 @lod_rule('sequence_slice')
 def _slice_lod(ctx):
@@ -520,11 +522,7 @@ def _enumerate_shape(ctx):
     ctx.set_output('Out', (x.shape[0], win), x.dtype)
 
 
-@lod_rule('sequence_enumerate')
-def _enumerate_lod(ctx):
-    ctx.read('X')
-    ctx.share('X', 'Out')
-
+lod_rule('sequence_enumerate')(x_lod_shared_rule('Out'))
 
 def _ids(x, name: str, op_name: str) -> np.ndarray:
     if x.size != x.shape[0] or x.dtype.kind not in 'iu':
@@ -544,11 +542,7 @@ def _enumerate_kernel(spec):
     return run
 
 
-@shape_rule('sequence_erase')
-def _erase_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', (-1,) + tuple(x.shape[1:]), x.dtype)
-
+shape_rule('sequence_erase')(_rows_like_x_shape)
 
 @lod_rule('sequence_erase')
 def _erase_lod(ctx):
@@ -574,11 +568,7 @@ defop('sequence_scatter', ['X', 'Ids', 'Updates'], ['Out'],
       grad=GradSpec(('X', 'Ids', 'Updates', 'Out@GRAD'), ('X@GRAD', 'Updates@GRAD')))
 
 
-@shape_rule('sequence_scatter')
-def _scatter_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', x.shape, x.dtype)
-
+shape_rule('sequence_scatter')(x_shaped_rule('Out'))
 
 @lod_rule('sequence_scatter')
 def _scatter_lod(ctx):
@@ -634,11 +624,7 @@ defop('lod_reset', ['X', 'Y'], ['Out'], {'target_lod': [], 'append': False}, dis
       grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
 
 
-@shape_rule('lod_reset')
-def _lod_reset_shape(ctx):
-    x = ctx.input_var('X')
-    ctx.set_output('Out', x.shape, x.dtype)
-
+shape_rule('lod_reset')(x_shaped_rule('Out'))
 
 @lod_rule('lod_reset')
 def _lod_reset_lod(ctx):

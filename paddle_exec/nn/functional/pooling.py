@@ -266,29 +266,28 @@ def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format='N
 
 def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format='NCHW', output_size=None, name=None):
     """F.max_unpool2d: one `unpool` op; Out[n, c, indices] = x (zeros elsewhere)."""
-    if len(x.shape) != 4:
-        raise ValueError('The x should have [N, C, H, W] format, but received %s.' % (list(x.shape),))
-    if len(indices.shape) != 4:
-        raise ValueError('The indices should have [N, C, H, W] format, but received %s.' % (list(indices.shape),))
-    ksize = to_int_list(kernel_size, 2, 'pool_size')
-    strides = ksize if stride is None else to_int_list(stride, 2, 'pool_stride')
-    paddings = to_int_list(padding, 2, 'padding')
-    if data_format != 'NCHW':
-        raise ValueError("Attr(data_format) should be 'NCHW'. Received Attr(data_format): %s." % str(data_format))
-    size = _unpool_output_size(x, ksize, strides, paddings, output_size)
-    return _unpool('unpool', x, indices, ksize, strides, paddings, size, name)
+    return _max_unpool_nd('unpool', 'NCHW', x, indices, kernel_size, stride, padding, data_format, output_size, name)
 
 
 def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format='NCDHW', output_size=None, name=None):
     """F.max_unpool3d: one `unpool3d` op."""
-    if len(x.shape) != 5:
-        raise ValueError('The x should have [N, C, D, H, W] format, but received %s.' % (list(x.shape),))
-    if len(indices.shape) != 5:
-        raise ValueError('The indices should have [N, C, D, H, W] format, but received %s.' % (list(indices.shape),))
-    ksize = to_int_list(kernel_size, 3, 'pool_size')
-    strides = ksize if stride is None else to_int_list(stride, 3, 'pool_stride')
-    paddings = to_int_list(padding, 3, 'padding')
-    if data_format != 'NCDHW':
-        raise ValueError("Attr(data_format) should be 'NCDHW'. Received Attr(data_format): %s." % str(data_format))
+    return _max_unpool_nd('unpool3d', 'NCDHW', x, indices, kernel_size, stride, padding, data_format, output_size,
+                          name)
+
+
+def _max_unpool_nd(op_type, layout, x, indices, kernel_size, stride, padding, data_format, output_size, name):
+    """max_unpool2d / max_unpool3d: checks in Paddle's order and wording, then one `op_type` op."""
+    dims = '[%s]' % ', '.join(layout)
+    n = len(layout) - 2
+    if len(x.shape) != n + 2:
+        raise ValueError('The x should have %s format, but received %s.' % (dims, list(x.shape)))
+    if len(indices.shape) != n + 2:
+        raise ValueError('The indices should have %s format, but received %s.' % (dims, list(indices.shape)))
+    ksize = to_int_list(kernel_size, n, 'pool_size')
+    strides = ksize if stride is None else to_int_list(stride, n, 'pool_stride')
+    paddings = to_int_list(padding, n, 'padding')
+    if data_format != layout:
+        raise ValueError("Attr(data_format) should be '%s'. Received Attr(data_format): %s."
+                         % (layout, str(data_format)))
     size = _unpool_output_size(x, ksize, strides, paddings, output_size)
-    return _unpool('unpool3d', x, indices, ksize, strides, paddings, size, name)
+    return _unpool(op_type, x, indices, ksize, strides, paddings, size, name)

@@ -78,9 +78,7 @@ class L1Loss(_FunctionalLoss):
     _loss = staticmethod(F.l1_loss)
 
     def __init__(self, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in L1Loss should be 'sum', 'mean' or 'none', but received %s, "
-                             "which is not allowed." % reduction)
+        _check_reduction(reduction, 'L1Loss')
         super().__init__(reduction=reduction, name=name)
 
 
@@ -88,9 +86,7 @@ class NLLLoss(_FunctionalLoss):
     _loss = staticmethod(F.nll_loss)
 
     def __init__(self, weight=None, ignore_index=-100, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in nll_loss should be 'sum', 'mean' or 'none', but received "
-                             "%s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'nll_loss')
         super().__init__(weight=weight, ignore_index=ignore_index, reduction=reduction, name=name)
 
 
@@ -115,9 +111,7 @@ class PoissonNLLLoss(_FunctionalLoss):
         if epsilon <= 0:
             raise ValueError('The value of `epsilon` in PoissonNLLLoss should be positve, but received %f, which is '
                              'not allowed' % epsilon)
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in PoissonNLLLoss should be 'sum', 'mean' or 'none', but "
-                             "received %s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'PoissonNLLLoss')
         super().__init__(log_input=log_input, full=full, epsilon=epsilon, reduction=reduction, name=name)
 
 
@@ -125,9 +119,7 @@ class GaussianNLLLoss(_FunctionalLoss):
     _loss = staticmethod(F.gaussian_nll_loss)
 
     def __init__(self, full=False, epsilon=1e-6, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in GaussianNLLLoss should be 'sum', 'mean' or 'none', but "
-                             "received %s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'GaussianNLLLoss')
         super().__init__(full=full, epsilon=epsilon, reduction=reduction, name=name)
 
 
@@ -135,9 +127,7 @@ class SoftMarginLoss(_FunctionalLoss):
     _loss = staticmethod(F.soft_margin_loss)
 
     def __init__(self, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in SoftMarginLoss should be 'sum', 'mean' or 'none', but "
-                             "received %s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'SoftMarginLoss')
         super().__init__(reduction=reduction, name=name)
 
 
@@ -172,9 +162,7 @@ class MarginRankingLoss(_FunctionalLoss):
     _loss = staticmethod(F.margin_ranking_loss)
 
     def __init__(self, margin=0.0, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in MarginRankingLoss should be 'sum', 'mean' or 'none', but "
-                             "received %s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'MarginRankingLoss')
         super().__init__(margin=margin, reduction=reduction, name=name)
 
 
@@ -195,9 +183,7 @@ class TripletMarginLoss(_FunctionalLoss):
     _loss = staticmethod(F.triplet_margin_loss)
 
     def __init__(self, margin=1.0, p=2.0, epsilon=1e-6, swap=False, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in TripletMarginLoss should be 'sum', 'mean' or 'none', but "
-                             "received %s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'TripletMarginLoss')
         super().__init__(margin=margin, p=p, epsilon=epsilon, swap=swap, reduction=reduction, name=name)
 
 
@@ -205,9 +191,7 @@ class TripletMarginWithDistanceLoss(_FunctionalLoss):
     _loss = staticmethod(F.triplet_margin_with_distance_loss)
 
     def __init__(self, distance_function=None, margin=1.0, swap=False, reduction='mean', name=None):
-        if reduction not in ('sum', 'mean', 'none'):
-            raise ValueError("The value of 'reduction' in TripletMarginWithDistanceLoss should be 'sum', 'mean' or "
-                             "'none', but received %s, which is not allowed." % reduction)
+        _check_reduction(reduction, 'TripletMarginWithDistanceLoss')
         super().__init__(distance_function=distance_function, margin=margin, swap=swap, reduction=reduction,
                          name=name)
 

@@ -140,47 +140,19 @@ class TransformerEncoderLayer(Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation='relu', attn_dropout=None,
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
-                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
+        self._config = _constructor_args(locals())
         super().__init__()
-        _check_sizes(d_model, nhead, dim_feedforward)
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = normalize_before
-        weights, biases = _param_attrs(weight_attr, 2), _param_attrs(bias_attr, 2)
+        attn_dropout, weights, biases = _init_sublayer_settings(self, 2)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weights[0],
                                             bias_attr=biases[0])
-        self.linear1 = Linear(d_model, dim_feedforward, weights[1], bias_attr=biases[1])
-        self.dropout = Dropout(act_dropout, mode='upscale_in_train')
-        self.linear2 = Linear(dim_feedforward, d_model, weights[1], bias_attr=biases[1])
-        self.norm1 = LayerNorm(d_model, epsilon=layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, epsilon=layer_norm_eps)
-        self.dropout1 = Dropout(dropout, mode='upscale_in_train')
-        self.dropout2 = Dropout(dropout, mode='upscale_in_train')
-        self.activation = getattr(F, activation)
+        _add_feed_forward_and_norms(self, weights[1], biases[1], 2)
 
     def forward(self, src, src_mask=None, cache=None):
         src_mask = _attention_mask(src_mask, src.dtype)
-        residual = src
-        if self.normalize_before:
-            src = self.norm1(src)
-        if cache is None:
-            src = self.self_attn(src, src, src, src_mask)
-        else:
-            src, incremental_cache = self.self_attn(src, src, src, src_mask, cache)
-        src = residual + self.dropout1(src)
-        if not self.normalize_before:
-            src = self.norm1(src)
-        residual = src
-        if self.normalize_before:
-            src = self.norm2(src)
-        src = self.linear2(self.dropout(self.activation(self.linear1(src))))
-        src = residual + self.dropout2(src)
-        if not self.normalize_before:
-            src = self.norm2(src)
-        return src if cache is None else (src, incremental_cache)
+        caches = []
+        src = _residual_block(self, src, 1, lambda x: _attend(self.self_attn, x, x, src_mask, cache, caches))
+        src = _residual_block(self, src, 2, lambda x: _feed_forward(self, x))
+        return src if cache is None else (src, caches[0])
 
     def gen_cache(self, src):
         return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
@@ -190,6 +162,62 @@ def _check_sizes(d_model, nhead, dim_feedforward):
     for value, what in ((d_model, 'd_model'), (nhead, 'nhead'), (dim_feedforward, 'dim_feedforward')):
         if value <= 0:
             raise AssertionError('Expected %s to be greater than 0, but received %d' % (what, value))
+
+
+def _constructor_args(constructor_locals: dict) -> dict:
+    """An encoder / decoder layer's constructor arguments by name (its locals on entry), from which the stacks
+    build further layers like it."""
+    return {k: v for k, v in constructor_locals.items() if k not in ('self', '__class__')}
+
+
+def _init_sublayer_settings(layer, n_groups: int):
+    """Checks an encoder / decoder layer's ``_config`` and returns (attn_dropout, weight attrs, bias attrs)."""
+    c = layer._config
+    _check_sizes(c['d_model'], c['nhead'], c['dim_feedforward'])
+    layer.normalize_before = c['normalize_before']
+    attn_dropout = c['dropout'] if c['attn_dropout'] is None else c['attn_dropout']
+    return attn_dropout, _param_attrs(c['weight_attr'], n_groups), _param_attrs(c['bias_attr'], n_groups)
+
+
+def _add_feed_forward_and_norms(layer, weight, bias, n_blocks: int):
+    """linear1, dropout, linear2, then norm1..n and dropout1..n (after the attentions, so that parameters are
+    named in Paddle's creation order)."""
+    c = layer._config
+    d_model, dim_feedforward = c['d_model'], c['dim_feedforward']
+    act_dropout = c['dropout'] if c['act_dropout'] is None else c['act_dropout']
+    layer.linear1 = Linear(d_model, dim_feedforward, weight, bias_attr=bias)
+    layer.dropout = Dropout(act_dropout, mode='upscale_in_train')
+    layer.linear2 = Linear(dim_feedforward, d_model, weight, bias_attr=bias)
+    for i in range(1, n_blocks + 1):
+        setattr(layer, 'norm%d' % i, LayerNorm(d_model, epsilon=c['layer_norm_eps']))
+    for i in range(1, n_blocks + 1):
+        setattr(layer, 'dropout%d' % i, Dropout(c['dropout'], mode='upscale_in_train'))
+    layer.activation = getattr(F, c['activation'])
+
+
+def _residual_block(layer, x, i: int, body):
+    """``x + dropout_i(body(x))`` with ``norm_i`` before the body (normalize_before) or after the sum."""
+    norm, dropout = getattr(layer, 'norm%d' % i), getattr(layer, 'dropout%d' % i)
+    residual = x
+    if layer.normalize_before:
+        x = norm(x)
+    x = residual + dropout(body(x))
+    if not layer.normalize_before:
+        x = norm(x)
+    return x
+
+
+def _feed_forward(layer, x):
+    return layer.linear2(layer.dropout(layer.activation(layer.linear1(x))))
+
+
+def _attend(attn, query, memory, mask, cache, caches: list):
+    """``attn(query, memory, memory, mask[, cache])``; with a cache the new one is appended to ``caches``."""
+    if cache is None:
+        return attn(query, memory, memory, mask, None)
+    out, new_cache = attn(query, memory, memory, mask, cache)
+    caches.append(new_cache)
+    return out
 
 
 class TransformerEncoder(Layer):
@@ -224,62 +252,25 @@ class TransformerDecoderLayer(Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation='relu', attn_dropout=None,
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None, layer_norm_eps=1e-5):
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
-                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
+        self._config = _constructor_args(locals())
         super().__init__()
-        _check_sizes(d_model, nhead, dim_feedforward)
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = normalize_before
-        weights, biases = _param_attrs(weight_attr, 3), _param_attrs(bias_attr, 3)
+        attn_dropout, weights, biases = _init_sublayer_settings(self, 3)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weights[0],
                                             bias_attr=biases[0])
         self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weights[1],
                                              bias_attr=biases[1])
-        self.linear1 = Linear(d_model, dim_feedforward, weights[2], bias_attr=biases[2])
-        self.dropout = Dropout(act_dropout, mode='upscale_in_train')
-        self.linear2 = Linear(dim_feedforward, d_model, weights[2], bias_attr=biases[2])
-        self.norm1 = LayerNorm(d_model, epsilon=layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, epsilon=layer_norm_eps)
-        self.norm3 = LayerNorm(d_model, epsilon=layer_norm_eps)
-        self.dropout1 = Dropout(dropout, mode='upscale_in_train')
-        self.dropout2 = Dropout(dropout, mode='upscale_in_train')
-        self.dropout3 = Dropout(dropout, mode='upscale_in_train')
-        self.activation = getattr(F, activation)
+        _add_feed_forward_and_norms(self, weights[2], biases[2], 3)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         tgt_mask = _attention_mask(tgt_mask, tgt.dtype)
         memory_mask = _attention_mask(memory_mask, memory.dtype)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm1(tgt)
-        if cache is None:
-            tgt = self.self_attn(tgt, tgt, tgt, tgt_mask, None)
-        else:
-            tgt, incremental_cache = self.self_attn(tgt, tgt, tgt, tgt_mask, cache[0])
-        tgt = residual + self.dropout1(tgt)
-        if not self.normalize_before:
-            tgt = self.norm1(tgt)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm2(tgt)
-        if cache is None:
-            tgt = self.cross_attn(tgt, memory, memory, memory_mask, None)
-        else:
-            tgt, static_cache = self.cross_attn(tgt, memory, memory, memory_mask, cache[1])
-        tgt = residual + self.dropout2(tgt)
-        if not self.normalize_before:
-            tgt = self.norm2(tgt)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm3(tgt)
-        tgt = self.linear2(self.dropout(self.activation(self.linear1(tgt))))
-        tgt = residual + self.dropout3(tgt)
-        if not self.normalize_before:
-            tgt = self.norm3(tgt)
-        return tgt if cache is None else (tgt, (incremental_cache, static_cache))
+        caches = []
+        tgt = _residual_block(self, tgt, 1, lambda x: _attend(self.self_attn, x, x, tgt_mask,
+                                                                None if cache is None else cache[0], caches))
+        tgt = _residual_block(self, tgt, 2, lambda x: _attend(self.cross_attn, x, memory, memory_mask,
+                                                                None if cache is None else cache[1], caches))
+        tgt = _residual_block(self, tgt, 3, lambda x: _feed_forward(self, x))
+        return tgt if cache is None else (tgt, tuple(caches))
 
     def gen_cache(self, memory):
         return (self.self_attn.gen_cache(memory, type=self.self_attn.Cache),
