@@ -2,8 +2,10 @@
 
     python -m benchmarks --groups lod
 
-Row `ctr_dnn (batch 512)`: PaddleRec's CTR DNN with 26 lod_level=1 sparse slots pooled by sequence_pool
-(benchmarks/lod_models.py), one training step per call on the plain Executor, paddle_exec (this process) against
+Rows (models in benchmarks/lod_models.py):
+  `ctr_dnn (batch 512)`   PaddleRec's CTR DNN with 26 lod_level=1 sparse slots pooled by sequence_pool
+  `dynamic_lstm (64 sequences, mean length 50, hidden 128)`   dynamic_lstm training
+Each is one training step per call on the plain Executor, paddle_exec (this process) against
 Paddle 1.8.5 (a child process on /work/pd18/bin/python, or $PADDLE18_PYTHON, serving `run N` requests from
 lod_models.py). Both sides start from the same parameters and are fed the same pre-made LoD batches; their first
 losses are compared (`same_first_loss`). Blocks alternate between the two sides, the order flipped every round,
@@ -27,19 +29,21 @@ GROUP = 'lod'
 PADDLE18 = os.environ.get('PADDLE18_PYTHON', '/work/pd18/bin/python')
 CTR_BATCH, CTR_VOCAB = 512, 100000
 QUICK_BATCH, QUICK_VOCAB = 16, 1000
+LSTM_SEQUENCES, LSTM_HIDDEN = 64, 128
+QUICK_SEQUENCES, QUICK_HIDDEN = 4, 8
 
 
 class Paddle18Child:
     """Paddle 1.8.5 running lod_models.serve in a child process: `block(n)` is the seconds n steps took there."""
 
-    def __init__(self, batch: int, vocab: int, blas_threads: int | None):
+    def __init__(self, model: str, batch: int, size: int, blas_threads: int | None):
         env = dict(os.environ)
         env.pop('CPU_NUM', None)
         if blas_threads is not None:
             for var in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS'):
                 env[var] = str(blas_threads)
         script = os.path.join(ROOT, 'benchmarks', 'lod_models.py')
-        self.proc = subprocess.Popen([PADDLE18, script, str(batch), str(vocab)], env=env, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([PADDLE18, script, model, str(batch), str(size)], env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.first_loss = self._answer()['first_loss']
 
@@ -64,10 +68,10 @@ class Paddle18Child:
         self.proc.wait(timeout=60)
 
 
-def against_paddle18(name: str, batch: int, vocab: int, opts: BenchOptions) -> Row:
-    ours = lod_models.build_run(_fluid(), batch, vocab)
+def against_paddle18(name: str, model: str, batch: int, size: int, opts: BenchOptions) -> Row:
+    ours = lod_models.build_run(_fluid(), model, batch, size)
     first = float(np.asarray(ours.step()).ravel()[0])
-    child = Paddle18Child(batch, vocab, opts.blas_threads)
+    child = Paddle18Child(model, batch, size, opts.blas_threads)
     try:
         warm = max(1, opts.warmup)
         time_block(ours.step, warm)
@@ -97,13 +101,16 @@ def _fluid():
     return fluid
 
 
-@bench_group(GROUP, help='LoD models (CTR DNN with 26 sparse slots) against Paddle 1.8.5 in a child process',
-             default=False)
+@bench_group(GROUP, help='LoD models (CTR DNN with 26 sparse slots, dynamic_lstm training) against Paddle 1.8.5 '
+             'in a child process', default=False)
 def lod_rows(opts: BenchOptions) -> Iterable[Row]:
     batch, vocab = (QUICK_BATCH, QUICK_VOCAB) if opts.quick else (CTR_BATCH, CTR_VOCAB)
-    name = 'ctr_dnn (batch %d)' % batch
-    if not os.path.exists(PADDLE18):
-        yield Row(GROUP, name, 'paddle_exec', 'Paddle 1.8.5', skipped='Paddle 1.8.5 not found at %s (set '
-                  'PADDLE18_PYTHON to its python)' % PADDLE18)
-        return
-    yield against_paddle18(name, batch, vocab, opts)
+    seqs, hidden = (QUICK_SEQUENCES, QUICK_HIDDEN) if opts.quick else (LSTM_SEQUENCES, LSTM_HIDDEN)
+    rows = [('ctr_dnn (batch %d)' % batch, 'ctr_dnn', batch, vocab),
+            ('dynamic_lstm (%d sequences, mean length 50, hidden %d)' % (seqs, hidden), 'lstm', seqs, hidden)]
+    for name, model, n, size in rows:
+        if not os.path.exists(PADDLE18):
+            yield Row(GROUP, name, 'paddle_exec', 'Paddle 1.8.5', skipped='Paddle 1.8.5 not found at %s (set '
+                      'PADDLE18_PYTHON to its python)' % PADDLE18)
+            continue
+        yield against_paddle18(name, model, n, size, opts)

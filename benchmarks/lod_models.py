@@ -5,9 +5,13 @@ ctr_dnn   PaddleRec's CTR DNN (models/rank/dnn): 26 sparse slots, each a lod_lev
           in one shared embedding table (`SparseFeatFactors`, is_sparse) and pooled by sequence_pool('sum'), concat
           with 13 dense features, three fc layers of 400 (relu), a softmax over 2 classes, cross_entropy summed,
           SGD. Each sample has 1 to 3 ids per slot.
+lstm      dynamic_lstm training: a batch of lod_level=1 sequences of 128-wide float features (lengths drawn from
+          25..75, mean 50), fc to 4 x hidden, dynamic_lstm (peepholes), the last step of each sequence, a softmax
+          over 2 classes, cross_entropy averaged, SGD.
 
-`build_run(fluid, ...)` returns a ModelRun: the programs, the executor, a few pre-made feeds (LoDTensors), and
-`step()`, one training step on the next feed. Run as a script it serves bench_lod.py: it builds the model, then
+`build_run(fluid, model, batch, size)` returns a ModelRun: the programs, the executor, a few pre-made feeds
+(LoDTensors), and `step()`, one training step on the next feed; `size` is the vocabulary (ctr_dnn) or the hidden
+size (lstm). Run as a script (`lod_models.py MODEL BATCH SIZE`) it serves bench_lod.py: it builds the model, then
 answers lines on stdin, `run N` with the seconds N steps took, until `quit`.
 """
 import json
@@ -62,18 +66,50 @@ def ctr_feeds(fluid, batch, vocab, n_feeds=4, seed=0):
     return feeds
 
 
+LSTM_FEATURES = 128
+
+
+def lstm_net(fluid, hidden):
+    L = fluid.layers
+    x = L.data(name='x', shape=[LSTM_FEATURES], dtype='float32', lod_level=1)
+    label = L.data(name='label', shape=[1], dtype='int64')
+    proj = L.fc(input=x, size=4 * hidden)
+    h, _ = L.dynamic_lstm(input=proj, size=4 * hidden, use_peepholes=True)
+    last = L.sequence_last_step(h)
+    predict = L.fc(input=last, size=2, act='softmax')
+    loss = L.mean(L.cross_entropy(input=predict, label=label))
+    fluid.optimizer.SGD(learning_rate=1e-3).minimize(loss)
+    return loss
+
+
+def lstm_feeds(fluid, batch, hidden, n_feeds=4, seed=0):
+    rng = np.random.RandomState(seed)
+    place = fluid.CPUPlace()
+    feeds = []
+    for _ in range(n_feeds):
+        lengths = rng.randint(25, 76, batch).tolist()
+        x = rng.uniform(-1, 1, (sum(lengths), LSTM_FEATURES)).astype('float32')
+        feeds.append({'x': fluid.create_lod_tensor(x, [lengths], place),
+                      'label': rng.randint(0, 2, (batch, 1)).astype('int64')})
+    return feeds
+
+
+MODELS = {'ctr_dnn': (ctr_dnn, ctr_feeds), 'lstm': (lstm_net, lstm_feeds)}
+
+
 class ModelRun:
-    def __init__(self, fluid, batch, vocab):
+    def __init__(self, fluid, model, batch, size):
         self.fluid = fluid
+        net, make_feeds = MODELS[model]
         self.main, self.startup, self.scope = fluid.Program(), fluid.Program(), fluid.Scope()
         with fluid.scope_guard(self.scope), fluid.program_guard(self.main, self.startup), fluid.unique_name.guard():
-            self.loss = ctr_dnn(fluid, vocab)
+            self.loss = net(fluid, size)
             self.exe = fluid.Executor(fluid.CPUPlace())
             self.exe.run(self.startup)
             for p in self.main.global_block().all_parameters():
                 tensor = self.scope.find_var(p.name).get_tensor()
                 tensor.set(init_value(p.name, np.array(tensor).shape, 'float32'), fluid.CPUPlace())
-        self.feeds = ctr_feeds(fluid, batch, vocab)
+        self.feeds = make_feeds(fluid, batch, size)
         self.k = 0
 
     def step(self):
@@ -83,15 +119,15 @@ class ModelRun:
             return self.exe.run(self.main, feed=feed, fetch_list=[self.loss])[0]
 
 
-def build_run(fluid, batch, vocab):
-    return ModelRun(fluid, batch, vocab)
+def build_run(fluid, model, batch, size):
+    return ModelRun(fluid, model, batch, size)
 
 
 def serve(argv):
     """The child side of bench_lod.py (Paddle 1.8.5): build, then time `run N` requests."""
-    batch, vocab = int(argv[0]), int(argv[1])
+    model, batch, size = argv[0], int(argv[1]), int(argv[2])
     import paddle.fluid as fluid
-    run = build_run(fluid, batch, vocab)
+    run = build_run(fluid, model, batch, size)
     first = float(np.array(run.step()).ravel()[0])
     print(json.dumps({'ready': True, 'first_loss': first}), flush=True)
     for line in sys.stdin:

@@ -27,6 +27,7 @@ and returns [(param, grad)].
 from __future__ import annotations
 
 from .framework import registry, unique_name
+from .framework.dtype import VarType
 from .framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, OpRole
 from .framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX, Parameter, Variable
 
@@ -381,6 +382,11 @@ def _create_grad_var(block, name: str) -> Variable:
                             lod_level=fwd.lod_level)
 
 
+def _is_array_grad(block, name: str) -> bool:
+    fwd = block._find_var_recursive(strip_grad_suffix(name))
+    return fwd is not None and fwd.type == VarType.LOD_TENSOR_ARRAY
+
+
 def _fresh_zero_name(block, name: str) -> str:
     new = name
     while block.has_var(new):
@@ -399,8 +405,9 @@ def _append_grad_ops(block, grad_ops: list[_GradOp], produced: set[str], callbac
         if not outs:
             continue
         for name in grad_ins:
-            if name in produced:
-                continue
+            if name in produced or (name in outs and block.parent_idx >= 0 and _is_array_grad(block, name)):
+                continue        # in a loop's grad block, an array's gradient written in place element by
+                                # element lives across the runs (ops/loops.py): it starts as no list
             # an unused output of a multi-output op: its gradient is zero
             zero = _fresh_zero_name(block, name)
             gop.rename_input(name, zero)
@@ -496,6 +503,10 @@ def _append_seeds(block, targets, target_grads, existing: set[str], for_gradient
 
 # --- sub-blocks (control flow) ------------------------------------------------------------------------------
 
+def _is_counter_increment(op) -> bool:
+    return op.type == 'increment' and op.input('X') == op.output('Out')
+
+
 def append_sub_block_backward(sub_block, target_names, no_grad_names) -> object:
     """The grad block of a control-flow op's sub-block, as Paddle's `_append_backward_ops_` recursion makes it.
 
@@ -510,6 +521,11 @@ def append_sub_block_backward(sub_block, target_names, no_grad_names) -> object:
     try:
         no_grad = _stop_gradient_names(program) | set(no_grad_names)
         path = _find_op_path(sub_block.ops, set(target_names), set(), no_grad)
+        # a loop counter's in-place increment is differentiated even when the counter stops gradients: its grad op
+        # counts it back, which the loop's gradient needs to index its arrays (Paddle differentiates every op of
+        # a sub-block, then prunes gradients only)
+        on_path = {id(op) for op in path}
+        path = [op for op in sub_block.ops if id(op) in on_path or _is_counter_increment(op)]
         grad_ops = _make_grad_ops(path, no_grad)
         grad_ops = _addup_repetitive_outputs(grad_ops, sub_block.idx)   # Paddle names renames after it
         grad_ops = _remove_no_grad_branch(grad_ops, {n + GRAD_SUFFIX for n in no_grad})

@@ -22,7 +22,7 @@ from .errors import EnforceNotMet
 
 __all__ = ['Lod', 'NO_LOD', 'LOD_SUFFIX', 'companion', 'as_lod', 'lod_from_lengths', 'lod_to_list', 'lengths_of',
            'lod_is_valid', 'check_lod', 'check_lengths', 'top_level_sequences', 'slice_lod', 'merge_lods',
-           'flatten_nested', 'rows_array']
+           'flatten_nested', 'rows_array', 'LoDRankTable']
 
 Lod = tuple          # of read-only int64 offset arrays, one per level
 NO_LOD: Lod = ()
@@ -200,3 +200,38 @@ def _describe_rows(rows: list) -> str:
         except ValueError:
             shapes.append('ragged')
     return 'of shapes %s%s' % (shapes, '...' if len(rows) > 3 else '')
+
+
+class LoDRankTable:
+    """Paddle's LoDRankTable (the value of a LOD_RANK_TABLE variable, made by the `lod_rank_table` op): the
+    sequences of one LoD level sorted by length, longest first, ties in their order (a stable sort).
+
+        index    int64 [sequences]  the sequence at each rank
+        length   int64 [sequences]  its length (rows, or items of the level below)
+        coarse   the LoD levels above the ranked one (what array_to_lod_tensor puts back on top)
+
+    `items()` gives (index, length) pairs as Paddle's Python binding does."""
+    __slots__ = ('index', 'length', 'coarse', 'level')
+
+    def __init__(self, offsets: np.ndarray, coarse: Lod = NO_LOD, level: int = 0):
+        lengths = np.diff(np.asarray(offsets, np.int64))
+        self.index = np.argsort(-lengths, kind='stable').astype(np.int64)
+        self.length = lengths[self.index]
+        self.coarse = coarse
+        self.level = level
+        for a in (self.index, self.length):
+            a.flags.writeable = False
+
+    def items(self) -> list[tuple[int, int]]:
+        return [(int(i), int(n)) for i, n in zip(self.index, self.length)]
+
+    @property
+    def max_length(self) -> int:
+        return int(self.length[0]) if self.length.shape[0] else 0
+
+    def active(self, step: int) -> int:
+        """How many sequences are longer than `step` (the first ones in rank order)."""
+        return int(np.count_nonzero(self.length > step))
+
+    def __repr__(self):
+        return 'LoDRankTable(%s)' % self.items()

@@ -34,6 +34,13 @@ def check_type(value, name: str, expected_type, op_name: str, extra_message: str
                         % (name, op_name, expected_type, type(value), extra_message))
 
 
+def check_dtype(dtype, name: str, expected_dtypes, op_name: str) -> None:
+    """Paddle's data_feeder.check_dtype: TypeError unless the dtype is one of `expected_dtypes`."""
+    if convert_dtype(dtype) not in expected_dtypes:
+        raise TypeError("The data type of '%s' in %s must be %s, but received %s. "
+                        % (name, op_name, list(expected_dtypes), convert_dtype(dtype)))
+
+
 def contains_var(values) -> bool:
     return any(isinstance(v, Variable) for v in values)
 

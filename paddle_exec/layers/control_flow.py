@@ -14,7 +14,7 @@ its rows are non-empty) and merges the rows back (merge_lod_tensor).
 fresh parent variables with `assign` inside the branch, and merges them with `select_input` on `cast(pred,
 int32)`. `case` and `switch_case` chain `cond`s; `Switch` chains conditional_blocks on `pre_not & cond`.
 
-Two deviations for tensor arrays (see ops/control_flow.py): `create_array` appends a `create_array` op, and
+Two deviations for tensor arrays (see ops/tensor_array.py): `create_array` appends a `create_array` op, and
 `array_write` into a given array also lists it in write_to_array's `Array` input slot.
 """
 from __future__ import annotations
@@ -565,7 +565,7 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name=None):
 # --- tensor arrays ------------------------------------------------------------------------------------------------
 
 def create_array(dtype) -> Variable:
-    """An empty LOD_TENSOR_ARRAY variable, made by a `create_array` op (not in Paddle: see ops/control_flow.py)."""
+    """An empty LOD_TENSOR_ARRAY variable, made by a `create_array` op (not in Paddle: see ops/tensor_array.py)."""
     helper = LayerHelper('array')
     array = helper.create_variable(name='%s.out' % helper.name, type=VarType.LOD_TENSOR_ARRAY, dtype=dtype)
     helper.append_op('create_array', {}, {'Out': [array]})
@@ -585,9 +585,11 @@ def array_write(x, i, array=None) -> Variable:
     inputs = {'X': [x], 'I': [i]}
     if array is not None:
         _check_array(array, ' in array_write Op')
-        inputs['Array'] = [array]   # not in Paddle's op: hands the kernel the existing list (ops/control_flow.py)
+        inputs['Array'] = [array]   # not in Paddle's op: hands the kernel the existing list (ops/tensor_array.py)
     else:
         array = helper.create_variable(name='%s.out' % helper.name, type=VarType.LOD_TENSOR_ARRAY, dtype=x.dtype)
+    if x.lod_level:           # an element keeps its LoD; array_read gives it back (ops/tensor_array.py)
+        array.lod_level = max(int(array.lod_level or 0), int(x.lod_level))
     helper.append_op('write_to_array', inputs, {'Out': [array]})
     return array
 

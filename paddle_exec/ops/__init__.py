@@ -7,7 +7,7 @@ from ..framework import registry  # noqa: I001  (the registry first: every famil
 from . import math, activation, reduce, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
 from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image, debug
 from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vision
-from . import lod_rules, sequence_pool, sequence_rows
+from . import lod_rules, sequence_pool, sequence_rows, rnn, tensor_array, loops, beam_search
 from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
 from . import crf, ctc, detection_map, detection_targets, fpn, mask_labels, perspective, proposals, rpn_targets

@@ -55,7 +55,6 @@ import numpy as np
 from ..framework.lod import NO_LOD, companion
 from ..framework.program import Block
 from ..framework.registry import _grad_shape_rule, defop, grad_rule, kernel_rule, lod_rule, shape_rule
-from ..framework.scope import LoDTensorArray
 from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
 
 
@@ -173,7 +172,6 @@ def _control_flow_lod(in_slot: str, extra_feed: tuple = (), loop: bool = False):
 
 
 lod_rule('conditional_block')(_control_flow_lod('Input'))
-lod_rule('while')(_control_flow_lod('X', ('Condition',), loop=True))
 
 
 class _SubPlanLoD:
@@ -415,145 +413,6 @@ def _select_input_grad(g):
 @grad_rule('select_output')
 def _select_output_grad(g):
     return [('select_input', {'X': g.output_grad('Out'), 'Mask': g.input('Mask')}, {'Out': g.input_grad('X')}, {})]
-
-
-# --- while --------------------------------------------------------------------------------------------------------
-
-defop('while', ['X', 'Condition'], ['Out', 'StepScopes'],
-      {'sub_block': None, 'is_test': False, 'skip_eager_deletion_vars': []},
-      duplicable=['X', 'Condition', 'Out'], dispensable=['X', 'Out', 'StepScopes'])
-
-
-@kernel_rule('while')
-def _while_kernel(spec):
-    op = spec.op
-    block = _sub_block(spec)
-    x_names = [n for n in op.input('X') if n != EMPTY_VAR_NAME]
-    cond_names = op.input('Condition')
-    if len(cond_names) != 1:
-        raise ValueError("operator 'while' needs exactly one Condition, got %s" % cond_names)
-    cond_name = cond_names[0]
-    out_names = op.output('Out')
-    feed = x_names + ([cond_name] if cond_name not in x_names else [])
-    with_lod = spec.lod is not None and bool(spec.lod.reads)
-    plan = _compile(spec, block, feed, list(out_names) + [cond_name],
-                    _feed_lod(spec, x_names, loop=True) if with_lod else ())
-    n_slots, run_block = plan.n_slots, plan.run_in_order
-    x_slots = [plan.slot_of[n] if n != EMPTY_VAR_NAME else None for n in op.input('X')]
-    cond_slot = plan.slot_of[cond_name]
-    out_slots = plan.fetch_slots[:len(out_names)]
-    lod = _SubPlanLoD(plan, op.input('X'), len(out_names)) if with_lod else None
-
-    def run(xs, conds, x_lods=None):
-        if not _scalar_condition(conds[0], 'while'):
-            return ([], None, []) if with_lod else ([], None)     # zero iterations: Out keeps its values
-        values = [None] * n_slots
-        for s, v in zip(x_slots, xs or ()):
-            if s is not None:
-                values[s] = v
-        values[cond_slot] = conds[0]
-        if with_lod:
-            lod.bind(values, x_lods)
-        # one values list for all iterations: parent variables carry over, as in Paddle's shared parent scope
-        while True:
-            run_block(values)
-            if not _scalar_condition(values[cond_slot], 'while'):
-                break
-        if with_lod:
-            return [values[s] for s in out_slots], None, lod.outputs(values)
-        return [values[s] for s in out_slots], None
-    return run
-
-
-def _no_gradient_through(op_type: str, slot: str):
-    def maker(g):
-        needs = [n for n in g.input(slot) if n != EMPTY_VAR_NAME and n not in g.no_grad_names]
-        if needs:
-            raise NotImplementedError(
-                "append_backward: paddle_exec cannot propagate gradients through operator '%s' (block %d; the "
-                "gradient of %s would flow through it). Mark those variables stop_gradient=True or keep the op "
-                "out of the differentiated path." % (op_type, g.op.block.idx, needs))
-        return []
-    return maker
-
-
-grad_rule('while')(_no_gradient_through('while', 'X'))
-
-
-# --- tensor arrays: Python lists ---------------------------------------------------------------------------------
-
-defop('create_array', [], ['Out'])
-defop('write_to_array', ['X', 'I', 'Array'], ['Out'], dispensable=['Array'])
-defop('read_from_array', ['X', 'I', 'X_W'], ['Out'], dispensable=['X_W'])
-defop('lod_array_length', ['X'], ['Out'])
-
-grad_rule('write_to_array')(_no_gradient_through('write_to_array', 'X'))
-grad_rule('read_from_array')(_no_gradient_through('read_from_array', 'X'))
-
-
-def _array_index(i, op_type: str, name: str) -> int:
-    if i is None:
-        raise ValueError("%s: the index I (%s) holds no value" % (op_type, name))
-    k = int(np.asarray(i).reshape(-1)[0])
-    if k < 0:
-        raise ValueError("%s: the index I (%s) must be non-negative, got %d" % (op_type, name, k))
-    return k
-
-
-@kernel_rule('create_array')
-def _create_array_kernel(spec):
-    return lambda: (LoDTensorArray(),)
-
-
-@shape_rule('write_to_array')
-def _write_to_array_shape(ctx):
-    x = ctx.input_var('X')
-    if x is not None:
-        ctx.set_output('Out', x.shape if x.has_shape() else None, x.dtype)
-
-
-@kernel_rule('write_to_array')
-def _write_to_array_kernel(spec):
-    i_name = spec.op.input('I')[0]
-
-    def run(x, i, array):
-        k = _array_index(i, 'write_to_array', i_name)
-        array = LoDTensorArray() if array is None else array
-        if k >= len(array):
-            array.extend([None] * (k + 1 - len(array)))
-        array[k] = np.array(x, copy=True)       # Paddle copies the tensor into the array
-        return (array,)
-    return run
-
-
-@shape_rule('read_from_array')
-def _read_from_array_shape(ctx):
-    arr = ctx.input_var('X')
-    if arr is not None:
-        ctx.set_output('Out', arr.shape if arr.has_shape() else None, arr.dtype)
-
-
-@kernel_rule('read_from_array')
-def _read_from_array_kernel(spec):
-    i_name = spec.op.input('I')[0]
-
-    def run(array, i, x_w):
-        k = _array_index(i, 'read_from_array', i_name)
-        n = 0 if array is None else len(array)
-        if k >= n or array[k] is None:
-            return (None,)          # Paddle leaves Out uninitialized past the end of the array
-        return (np.array(array[k], copy=True),)
-    return run
-
-
-@shape_rule('lod_array_length')
-def _lod_array_length_shape(ctx):
-    ctx.set_output('Out', (1,), 'int64')
-
-
-@kernel_rule('lod_array_length')
-def _lod_array_length_kernel(spec):
-    return lambda array: (np.array([0 if array is None else len(array)], dtype=np.int64),)
 
 
 # --- split_lod_tensor / merge_lod_tensor: IfElse's row routing (level 0, no LoD) ---------------------------------

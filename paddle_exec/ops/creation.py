@@ -2,6 +2,7 @@
 
     fill_constant(ShapeTensor?, ShapeTensorList?, ValueTensor?) -> Out     attrs shape, dtype, value, str_value
     fill_zeros_like(X) -> Out, fill_any_like(X) -> Out                     (attrs value, dtype: -1 keeps X's)
+                                          fill_zeros_like of a tensor array: an array of zeros
     fill_constant_batch_size_like(Input) -> Out   `shape` with dim output_dim_idx taken from Input's input_dim_idx
     assign(X) -> Out                      a copy; its gradient is an assign of Out@GRAD (Paddle's AssignGradMaker)
     assign_value() -> Out                 values in a typed attribute (fp32_values, int32_values, ...)
@@ -89,9 +90,15 @@ defop('fill_zeros_like', ['X'], ['Out'])
 shape_rule('fill_zeros_like')(same_shape_as_x)
 
 
+def _zeros_like(x):
+    if isinstance(x, list):       # a tensor array (the gradient of an array nobody wrote one for): zeros per element
+        return [None if e is None else np.zeros_like(getattr(e, 'value', e)) for e in x]
+    return np.zeros_like(x)
+
+
 @kernel_rule('fill_zeros_like')
 def _fill_zeros_like(spec):
-    return lambda x: (np.zeros_like(x),)
+    return lambda x: (_zeros_like(x),)
 
 
 defop('fill_any_like', ['X'], ['Out'], {'value': 0.0, 'dtype': -1})

@@ -8,7 +8,8 @@ matmul_v2) go through numpy's BLAS, which releases the GIL.
 Grad ops read what Paddle's read: `elementwise_add_grad(X, Y, Out@GRAD)` (sub, mul, max, min, pow alike),
 `elementwise_div_grad(X, Y, Out, Out@GRAD)`, `matmul_grad(X, Y, Out@GRAD)`. Some gradients are other ops, as
 Paddle's grad makers build them: `scale`'s is a `scale` (bias 0), `sum`'s one `scale` (1.0) per input, `sign`'s
-a `scale` by 0. Comparisons, logical ops, floordiv, mod and increment have no gradient.
+a `scale` by 0. Comparisons, logical ops, floordiv and mod have no gradient; increment's is an increment by
+-step (Paddle's: it counts a loop's step index back in the loop's gradient).
 
 Compile-time shapes follow Paddle's InferShape, with -1 for unknown dims:
     elementwise   the lower-rank operand aligned at `axis` (-1: trailing); a dim is max(x, y) when one side is
@@ -550,6 +551,13 @@ def _increment_shape(ctx):
 @kernel_rule('increment')
 def _increment_kernel(spec):
     return unary_kernel(KU.SCALE, [1.0, float(spec.attr('step')), 1.0], declared_dtype(spec))
+
+
+@grad_rule('increment')
+def _increment_grad(g):
+    """Paddle's IncrementGradOpMaker: not a derivative but the counter counted back (Out -> X by -step), which is
+    how a loop's gradient block (ops/loops.py) finds the step index of each iteration it runs backwards."""
+    return [('increment', {'X': g.output('Out')}, {'Out': g.input('X')}, {'step': -float(g.attrs['step'])})]
 
 
 # --- mean: all elements -> shape [1] ---------------------------------------------------------------------------------

@@ -24,22 +24,26 @@ from . import (
     tensor,
     utils,
 )
-from .control_flow import *
-from .control_flow import ConditionalBlock, merge_lod_tensor, select_input, select_output, split_lod_tensor
-from .detection import *
-from .distributions import *
-from .io import *
-from .learning_rate_scheduler import *
-from .loss import *
-from .metric_op import *
-from .nn import *
-from .ops import *
-from .rnn import *
-from .sequence_lod import *
-from .tensor import *
 
-__all__ = [name for module in (nn, io, tensor, control_flow, ops, detection, metric_op, learning_rate_scheduler,
-                               distributions, sequence_lod, loss, rnn) for name in module.__all__]
+# captured before the star imports: `from .rnn import *` rebinds `rnn` to the function, as in 1.8
+_SUBMODULES = (nn, io, tensor, control_flow, ops, detection, metric_op, learning_rate_scheduler, distributions,
+               sequence_lod, loss, rnn)
+
+from .control_flow import *  # noqa: E402
+from .control_flow import ConditionalBlock, merge_lod_tensor, select_input, select_output, split_lod_tensor  # noqa: E402
+from .detection import *  # noqa: E402
+from .distributions import *  # noqa: E402
+from .io import *  # noqa: E402
+from .learning_rate_scheduler import *  # noqa: E402
+from .loss import *  # noqa: E402
+from .metric_op import *  # noqa: E402
+from .nn import *  # noqa: E402
+from .ops import *  # noqa: E402
+from .rnn import *  # noqa: E402
+from .sequence_lod import *  # noqa: E402
+from .tensor import *  # noqa: E402
+
+__all__ = [name for module in _SUBMODULES for name in module.__all__]
 __all__ += ['ConditionalBlock', 'merge_lod_tensor', 'select_input', 'select_output', 'split_lod_tensor']
 __all__ += _data_source.__all__
 

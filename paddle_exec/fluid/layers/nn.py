@@ -170,3 +170,8 @@ from ...layers.random import random_crop  # noqa: E402
 
 __all__ += ['deformable_roi_pooling', 'filter_by_instag', 'fsp_matrix', 'hash', 'im2sequence', 'prroi_pool',
             'psroi_pool', 'random_crop', 'similarity_focus']
+
+# beam search's tree gather (issue 11)
+from ...layers.rnn_cells import gather_tree  # noqa: E402
+
+__all__ += ['gather_tree']

@@ -1,5 +1,22 @@
-"""fluid.layers.rnn (Paddle 1.8's module path). paddle_exec implements none of its 20 names yet; the module
-is here so that fluid.layers keeps Paddle's layout.
-"""
+"""fluid.layers.rnn (Paddle 1.8's module path): the recurrent layers, implemented once in paddle_exec/layers/rnn.py
+(the LoD recurrent ops), layers/rnn_cells.py (the cells, `rnn`, the beam-search layers) and layers/rnn_decode.py
+(the decoders).
 
-__all__ = []
+`__all__` is the part of 1.8.5's `__all__` for this module that paddle_exec implements.
+"""
+from ...layers.rnn import dynamic_gru, dynamic_lstm, dynamic_lstmp, gru_unit, lstm_unit
+from ...layers.rnn_cells import GRUCell, LSTMCell, RNNCell, beam_search, beam_search_decode, rnn
+from ...layers.rnn_decode import (
+    BasicDecoder,
+    BeamSearchDecoder,
+    DecodeHelper,
+    Decoder,
+    GreedyEmbeddingHelper,
+    SampleEmbeddingHelper,
+    TrainingHelper,
+    dynamic_decode,
+)
+
+__all__ = ['RNNCell', 'GRUCell', 'LSTMCell', 'Decoder', 'BeamSearchDecoder', 'rnn', 'dynamic_decode', 'DecodeHelper',
+           'TrainingHelper', 'GreedyEmbeddingHelper', 'SampleEmbeddingHelper', 'BasicDecoder', 'beam_search',
+           'beam_search_decode', 'dynamic_gru', 'dynamic_lstm', 'dynamic_lstmp', 'gru_unit', 'lstm_unit']

@@ -1,5 +1,5 @@
 """paddle.nn layer classes for static mode (see layers.py for how a Layer builds its parameters and ops)."""
-from . import activation, common, container, conv, distance, loss, norm, pooling, transformer, vision
+from . import activation, common, container, conv, distance, loss, norm, pooling, rnn, transformer, vision
 from .activation import *
 from .common import *
 from .container import *
@@ -9,9 +9,10 @@ from .layers import Layer
 from .loss import *
 from .norm import *
 from .pooling import *
+from .rnn import *
 from .transformer import *
 from .vision import *
 
 __all__ = ['Layer'] + [name for module in (activation, common, container, conv, distance, loss,
-                                                      norm, pooling, transformer, vision)
+                                                      norm, pooling, rnn, transformer, vision)
                        for name in module.__all__]
