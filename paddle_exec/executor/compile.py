@@ -18,7 +18,11 @@ no scope. The passes, in order:
     3. analysis (plan.py BlockAnalysis): slots, slot specs, dependencies, scope bindings, frees
     4. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed; a plain
        Executor's program is planned on one place as it is (plan.py)
-    5. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
+    5. segments (passes/segments.py, unless RunConfig.compile.mode is 'off'): runs of ops with numba kernels become
+       one node each, running generated code (codegen.py) compiled in tiers (segment_node.py, jit_service.py);
+       while it is on, kernels of ops that have a segment rule are made at their first call (registry.
+       DeferredKernel), so ops that end up inside a segment never compile kernels of their own
+    6. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
 Debug output: BuildStrategy.debug_graphviz_path makes the data-parallel plan pass write the program and the compiled
 graph, and the stage pass the split, as Graphviz text.
 
@@ -37,10 +41,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..framework.program import Program
+from ..framework.registry import SEGMENT_RULES
 from ..ops import reader as reader_ops
 from .config import RunConfig
 from .feed import FeedBinding
 from .passes.data_parallel import build_data_parallel_plan, is_inference_program, ops_to_dot, plan_to_dot
+from .passes.segments import compile_segments
 from .passes.smart_stage import program_to_dot, split_to_dot
 from .passes.stage import StageSplit, physical_program
 from .plan import BlockAnalysis, ExecutionPlan, build_plan, plan_of
@@ -52,13 +58,21 @@ PLAN_CACHE_SIZE = 64
 
 
 class KernelContext:
-    """What kernel factories may ask of the compiler: `compile_block` (control-flow sub-blocks)."""
+    """What kernel factories may ask of the compiler: `compile_block` (control-flow sub-blocks); and what
+    registry.make_kernel asks of it: whether to defer a kernel (segments: see pass 5)."""
+
+    def __init__(self, defer: bool = False):
+        self.defer = defer
 
     def compile_block(self, block, feed_names, fetch_names) -> ExecutionPlan:
-        return build_plan(block, feed_names, fetch_names, self)
+        return build_plan(block, feed_names, fetch_names, KERNEL_CONTEXT)
+
+    def defers(self, op) -> bool:
+        return self.defer and op.type in SEGMENT_RULES
 
 
 KERNEL_CONTEXT = KernelContext()
+SEGMENT_CONTEXT = KernelContext(defer=True)
 
 
 @dataclass
@@ -136,12 +150,15 @@ def prepare_program(program: Program, config: RunConfig) -> Physical:
 def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config: RunConfig) -> ExecutionPlan:
     """The plan passes (see the module docstring)."""
     program = physical.program
+    context = SEGMENT_CONTEXT if config.compile.enabled else KERNEL_CONTEXT
     if config.data_parallel:
         plan = build_data_parallel_plan(program, n_run, feed_names, fetch_names, loss_name=config.loss_name,
                                         reduce_mode=config.reduce_mode, gradient_scale=config.gradient_scale,
-                                        n_ranks=config.n_places, context=KERNEL_CONTEXT)
+                                        n_ranks=config.n_places, context=context)
     else:
-        plan = build_plan(program.global_block(), feed_names, fetch_names, KERNEL_CONTEXT)
+        plan = build_plan(program.global_block(), feed_names, fetch_names, context)
+    if config.compile.enabled:
+        compile_segments(plan, config.compile, context)
     block = program.global_block()
     if config.data_parallel and config.debug_graphviz_path:
         _write_graphs(config.debug_graphviz_path, block, plan)

@@ -1,4 +1,6 @@
-"""Every golden case (numbers recorded with real Paddle) reproduced by paddle_exec, rtol 1e-4 / atol 1e-5.
+"""Every golden case (numbers recorded with real Paddle) reproduced by paddle_exec, rtol 1e-4 / atol 1e-5, with
+compiled segments off (one node per op) and on ('sync': compiled at the first run, so the numba tier is what runs;
+the numpy tier of a segment computes the same numbers, tests/executor/test_segments.py).
 
 ParallelExecutor cases (CPU_NUM > 0) are checked as soon as everything they use exists: a case whose builders or
 op kernels are not written yet is skipped, and the skip names what is missing. Plain-Executor cases always run.
@@ -38,14 +40,16 @@ def missing_parts(case) -> str | None:
     return 'no kernel for ops %s' % absent if absent else None
 
 
+@pytest.mark.parametrize('compile_mode', ['off', 'sync'])
 @pytest.mark.parametrize('name', CASES)
-def test_golden_case(name, monkeypatch):
+def test_golden_case(name, compile_mode, monkeypatch):
     case = run_case.load_case(os.path.join(HERE, 'cases', name + '.py'))
     if case.CPU_NUM:
         missing = missing_parts(case)
         if missing:
             pytest.skip('ParallelExecutor case not ready: %s' % missing)
     monkeypatch.delenv('CPU_NUM', raising=False)
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', compile_mode)
     import paddle_exec
     from paddle_exec.framework import unique_name
     with unique_name.guard():
