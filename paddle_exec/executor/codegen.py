@@ -54,6 +54,7 @@ class Call:
                or None (an output nobody wants); one entry means the kernel returns the value itself
     args       the constant arguments after the inputs
     in_place   the call writes into its inputs (an optimizer update): a failure after it cannot be retried
+    updates    the slots it updates in place (an output the same slot as the input it writes into)
     fresh      its outputs are arrays it allocated (not views of inputs): memory reuse may write into them
     label      how errors and listings name it
     fusion     the op's fusion tag (registry.SegmentOp.fusion), reuse its memory-reuse variant (until codegen)
@@ -69,6 +70,7 @@ class Call:
     label: str = ''
     fusion: tuple | None = None
     reuse: tuple | None = None
+    updates: tuple = ()
 
 
 def render_constant(value) -> str:

@@ -69,16 +69,21 @@ class RunRecipe:
         values = [None] * self.n_slots
         for name, slot in self.feed_slots:
             values[slot] = feed[name]
+        get = scope.vars.get                      # the scope's own variables first, its parents through find_var
         for slot, name, op in self.scope_inputs:
-            sv = scope.find_var(name)
-            if sv is None or sv.tensor.value is None:
+            sv = get(name)
+            if sv is None:
+                sv = scope.find_var(name)
+            value = None if sv is None else sv.tensor.value
+            if value is None:
                 feeding.raise_missing(name, op)
-            values[slot] = sv.tensor.value
+            values[slot] = value
         policy.run(self.plan, values)
         for slot, name in self.scope_outputs:
             value = values[slot]
             if value is not None:
-                scope.var(name).tensor.value = value
+                sv = get(name)
+                (scope.var(name) if sv is None else sv).tensor.value = value
         as_result = feeding.as_fetch_result
         return [as_result(values[s], return_numpy, copy) for s, copy in zip(self.fetch_slots, self.fetch_copy)]
 

@@ -145,12 +145,12 @@ class Runner:
         names = feeding.fetch_names(fetch_list)
         if not config.data_parallel:
             return self._run_one_place(program, feed, names, scope, return_numpy)
-        self._check_fetch(program, names, feed)
         sig = feed_signature(feed) if config.n_places == 1 and not config.dry_run else None
         if sig is not None:
             recipe = self.recipes.get(program, tuple(names), sig)
-            if recipe is not None:
+            if recipe is not None:              # made after a run that passed the fetch check below
                 return self._run_recipe(recipe, feed, return_numpy)
+        self._check_fetch(program, names, feed)
         with self._run_lock:                # see 'Threads' in the module docstring
             if self._needs_broadcast:
                 self._broadcast(program)

@@ -29,6 +29,7 @@ plan with the same key (jit_service.py).
 """
 from __future__ import annotations
 
+import threading
 from operator import itemgetter
 
 import numba
@@ -42,6 +43,15 @@ __all__ = ['Segment', 'SegmentNode', 'TIERS']
 
 TIERS = ('compiled', 'reference', 'ops')
 _INT64 = np.int64
+_local = threading.local()          # each thread's `progress` array (one per thread: runs of a segment overlap)
+
+
+def _progress():
+    try:
+        return _local.progress
+    except AttributeError:
+        progress = _local.progress = np.zeros(1, _INT64)
+        return progress
 
 
 def _signature(args: tuple) -> tuple:
@@ -57,7 +67,7 @@ class Segment:
     """The calls of one segment and its tier state (see the module docstring)."""
 
     def __init__(self, calls: list, inputs: list, outputs: list, in_locals: list, out_locals: list, frees: list,
-                 members: list, code, mode: str, compile_after: int, label: str):
+                 members: list, code, mode: str, compile_after: int, label: str, updated: list = ()):
         self.calls = calls                  # in local names (codegen.py): what the generated function does
         self.inputs = list(inputs)          # plan slots read, in the function's argument order
         self.outputs = list(outputs)        # plan slots written, in the order the function returns them
@@ -71,9 +81,12 @@ class Segment:
         self.label = label
         self.compiled = None
         self.runs = 0
-        self.counts = {tier: 0 for tier in TIERS}       # how often each tier ran (tests, benchmarks, debugging)
+        # runs of the slower tiers, and of the compiled tier when entered from them (the compiled tier's own runs are
+        # not counted: a counter costs on the path that matters); for tests, benchmarks and debugging
+        self.counts = {tier: 0 for tier in TIERS}
         first = [k for k, c in enumerate(calls) if c.in_place]
         self.first_in_place = first[0] if first else len(calls)
+        self.updated = tuple(updated)       # argument positions updated in place (not returned)
 
     # --- the step ---------------------------------------------------------------------------------------------------
     def make_step(self):
@@ -88,17 +101,18 @@ class Segment:
             gather = lambda values: ()
         outs = tuple(enumerate(self.outputs))
         frees = tuple(self.frees)
-        counts = self.counts
         segment = self
 
         def step(values):
             args = gather(values)
             fn = segment.compiled
             if fn is not None:
-                progress = np.zeros(1, _INT64)
+                try:
+                    progress = _local.progress
+                except AttributeError:
+                    progress = _progress()
                 try:
                     res = fn(progress, *args)
-                    counts['compiled'] += 1
                 except Exception as exc:
                     res = segment.after_failure(args, values, progress, exc)
             else:
@@ -114,7 +128,7 @@ class Segment:
     # --- tiers ------------------------------------------------------------------------------------------------------
     def slow(self, args: tuple, values: list):
         """No compiled code for this run yet (or for these types): request it, run the reference (or ops) tier."""
-        if not all(isinstance(a, np.ndarray) for a in args):
+        if not all(isinstance(a, np.ndarray) for a in args) or not self._updatable(args):
             return self.run_ops(values)
         if self.mode == 'reference':
             return self.run_reference(args)
@@ -136,8 +150,17 @@ class Segment:
                 return self.run_ops(values)
         return self.run_reference(args)
 
+    def _updatable(self, args: tuple) -> bool:
+        """The arrays updated in place can be written as they are (C-contiguous, writeable): the segment returns
+        no new array for them. Otherwise the ops' own kernels run (they copy, as Paddle's executor would not)."""
+        for k in self.updated:
+            flags = args[k].flags
+            if not (flags.c_contiguous and flags.writeable):
+                return False
+        return True
+
     def run_compiled(self, args: tuple, values: list):
-        progress = np.zeros(1, _INT64)
+        progress = _progress()
         try:
             res = self.compiled(progress, *args)
         except Exception as exc:

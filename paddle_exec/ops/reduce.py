@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..framework.dtype import VarType, to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
 from ..kernels import reduce as KR
+from ..kernels.segment import loss as SL
 from ..kernels.segment import tensor as ST
 from ._util import segment_op, var_rank
 
@@ -334,3 +335,19 @@ def _reduce_grad_segment(spec):
         return None
     d0, d1 = found[:2]
     return segment_op(ST.reduce_grad, ['X', 'Out@GRAD'], ['X@GRAD'], (_SEGMENT_REDUCE[spec.type[:-5]], d0, d1))
+
+
+@segment_rule('softmax')
+def _softmax_segment(spec):
+    rank = var_rank(spec, 'X')
+    if rank is None or int(spec.attr('axis')) not in (-1, rank - 1):
+        return None
+    return segment_op(SL.softmax, ['X'], ['Out'])
+
+
+@segment_rule('softmax_grad')
+def _softmax_grad_segment(spec):
+    rank = var_rank(spec, 'Out')
+    if rank is None or int(spec.attr('axis')) not in (-1, rank - 1):
+        return None
+    return segment_op(SL.softmax_grad, ['Out', 'Out@GRAD'], ['X@GRAD'])

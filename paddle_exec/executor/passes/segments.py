@@ -12,13 +12,15 @@
    (py_func, readers, control flow, collectives) that do not depend on it simply run before or after it.
    Ancestors and descendants are bit sets over the plan's nodes.
 3. Under the parallel policies (RunConfig.compile.split_branches) a group is split into its connected components,
-   so independent branches stay separate nodes the pool can run at once; a group is also cut after
+   so independent branches stay separate nodes the pool can run at once (components of fewer than MIN_BRANCH_OPS
+   ops run together: a node of their own would cost more than they do); a group is also cut after
    MAX_SEGMENT_OPS ops (bounded compile time; equal pieces share one compiled function). Groups of one op stay
    ordinary nodes.
 4. Each group's interface: inputs are the slots its ops read before any of them writes them (feeds, scope values,
    other nodes' outputs); outputs are the slots it writes that a later node reads, or that are fetched or written
-   back to the scope; the rest (intermediates) never reach the plan's values. Frees are the member nodes' frees of
-   input slots.
+   back to the scope, except inputs that are only updated in place (an optimizer's Param: the array in the values
+   is the one updated); the rest (intermediates) never reach the plan's values. Frees are the member nodes' frees
+   of input slots.
 5. Fusion (BuildStrategy.fuse_elewise_add_act_ops): elementwise_add followed by an activation that is the only
    reader of the sum becomes one call (kernels/segment/elementwise.py add_act), and an activation gradient read
    only by elementwise_add_grad becomes act_add_grad. Memory reuse (enable_inplace / memory_optimize): a unary op
@@ -46,6 +48,7 @@ __all__ = ['compile_segments', 'MAX_SEGMENT_OPS', 'MIN_SEGMENT_OPS']
 
 MAX_SEGMENT_OPS = 64
 MIN_SEGMENT_OPS = 2
+MIN_BRANCH_OPS = 4          # smaller independent parts of a group run together (one node costs more than they do)
 _DENSE = (VarType.LOD_TENSOR,)
 
 
@@ -140,6 +143,15 @@ def _groups(nodes, compilable: list, anc: list, desc: list) -> list[list[int]]:
     return sorted(groups, key=lambda g: g[0])
 
 
+def _branches(group: list, deps: list) -> list[list[int]]:
+    """The group's connected components of at least MIN_BRANCH_OPS ops, and the smaller ones together (any union of
+    components of a convex group is convex: no path joins two of them)."""
+    parts = _components(group, deps)
+    big = [p for p in parts if len(p) >= MIN_BRANCH_OPS]
+    small = sorted(j for p in parts if len(p) < MIN_BRANCH_OPS for j in p)
+    return big + ([small] if small else [])
+
+
 def _components(group: list, deps: list) -> list[list[int]]:
     parent = {j: j for j in group}
 
@@ -172,8 +184,10 @@ def _call_of(node, seg) -> Call:
     info = registry.get(node.op.type)
     ins = [node.in_spec[info.inputs.index(slot)] for slot in seg.inputs]
     outs = [None if slot is None else node.out_spec[info.outputs.index(slot)] for slot in seg.outputs]
+    updates = tuple(node.out_spec[info.outputs.index(o)] for o, i in seg.inplace.items()
+                    if node.out_spec[info.outputs.index(o)] == node.in_spec[info.inputs.index(i)])
     return Call([node], seg.kernel, seg.reference, ins, outs, tuple(seg.args), bool(seg.inplace), not seg.views,
-                node.op.type, seg.fusion, seg.reuse)
+                node.op.type, seg.fusion, seg.reuse, updates)
 
 
 def _reads(call) -> set:
@@ -257,27 +271,28 @@ def _reuse_memory(calls: list, inputs: set, outputs: set, readers: dict, members
 
 
 def _interface(calls: list, member_ids: set, nodes: list, desc_bits: int, readers: dict, keep: set):
-    inputs, written = [], set()
+    """(inputs, outputs, frees, updated): an input only ever updated in place (an optimizer's Param) is not an
+    output: the array in the plan's values is the one updated (segment_node.py makes sure it can be)."""
+    inputs, written, rebound = [], set(), set()
     for call in calls:
-        for s in _reads(call):
+        for s in (s for spec in call.ins for s in _flat(spec)):     # in argument order: equal groups, equal text
             if s not in written and s not in inputs:
                 inputs.append(s)
-        written |= _writes(call)
-    outputs = []
-    for s in sorted(written, key=lambda s: _first_write(calls, s)):
-        outside = [r for r in readers.get(s, ()) if r not in member_ids and desc_bits >> r & 1]
-        if s in keep or outside:
-            outputs.append(s)
+        writes = _writes(call)
+        rebound |= writes - set(call.updates)
+        written |= writes
     input_set = set(inputs)
+    updated = [s for s in inputs if s in written and s not in rebound]
+    outputs = []
+    for call in calls:                          # in the order the calls make them: equal groups, equal text
+        for s in (s for spec in call.outs for s in _flat(spec)):
+            if s in updated or s in outputs:
+                continue
+            outside = [r for r in readers.get(s, ()) if r not in member_ids and desc_bits >> r & 1]
+            if s in keep or outside:
+                outputs.append(s)
     frees = sorted({s for j in member_ids for s in nodes[j].free if s in input_set and s not in written})
-    return inputs, outputs, frees
-
-
-def _first_write(calls: list, slot: int) -> int:
-    for k, call in enumerate(calls):
-        if slot in _writes(call):
-            return k
-    return len(calls)
+    return inputs, outputs, frees, updated
 
 
 def _localize(calls: list, inputs: list, outputs: list):
@@ -313,7 +328,7 @@ def compile_segments(plan, options, context) -> None:
     deps, anc, desc = _relations(nodes)
     groups = _groups(nodes, [s is not None for s in seg_ops], anc, desc)
     if options.split_branches:
-        groups = [part for g in groups for part in _components(g, deps)]
+        groups = [part for g in groups for part in _branches(g, deps)]
     groups = [g for g in groups if len(g) >= MIN_SEGMENT_OPS]
     if not groups:
         _materialize(nodes)
@@ -337,7 +352,7 @@ def compile_segments(plan, options, context) -> None:
         calls = [_call_of(nodes[j], seg_ops[j]) for j in g]
         if options.fuse_add_act:
             calls = _fuse(calls, readers, keep)
-        inputs, outputs, frees = _interface(calls, member_ids, nodes, desc_bits, readers, keep)
+        inputs, outputs, frees, updated = _interface(calls, member_ids, nodes, desc_bits, readers, keep)
         if options.reuse_memory:
             _reuse_memory(calls, set(inputs), set(outputs) | keep, readers, member_ids)
         local_calls, local_in, local_out = _localize(calls, inputs, outputs)
@@ -346,7 +361,7 @@ def compile_segments(plan, options, context) -> None:
         code = segment_code(source, segment_key(source), options.cache_dir)
         label = 'segment[%s]' % title
         segment = Segment(local_calls, inputs, outputs, local_in, local_out, frees, [nodes[j] for j in g], code,
-                          options.mode, options.compile_after, label)
+                          options.mode, options.compile_after, label, [inputs.index(s) for s in updated])
         unit = len(units)
         units.append(SegmentNode(0, segment, nodes[g[0]].place))
         for j in g:

@@ -36,7 +36,8 @@ _jit = kernel_jit()
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 LOOPS, ILP64, LP64 = 0, 1, 2
 SYMBOLS = {'float32': 'paddle_exec_cblas_sgemm', 'float64': 'paddle_exec_cblas_dgemm'}
-_state = {'code': None, 'sgemm': None, 'dgemm': None}
+GEMV_SYMBOLS = {'float32': 'paddle_exec_cblas_sgemv', 'float64': 'paddle_exec_cblas_dgemv'}
+_state = {'code': None, 'sgemm': None, 'dgemm': None, 'sgemv': None, 'dgemv': None}
 _lock = threading.Lock()
 
 
@@ -70,20 +71,24 @@ def _bind() -> int:
         return LOOPS
     lib, prefix, suffix = found
     try:
-        sgemm = getattr(lib, '%scblas_sgemm%s' % (prefix, suffix))
-        dgemm = getattr(lib, '%scblas_dgemm%s' % (prefix, suffix))
+        routines = {name: getattr(lib, '%scblas_%s%s' % (prefix, name, suffix))
+                    for name in ('sgemm', 'dgemm', 'sgemv', 'dgemv')}
     except AttributeError:
         return LOOPS
     from llvmlite import binding as llvm
     int64 = suffix in ('64_', '_64')
     it = ctypes.c_int64 if int64 else ctypes.c_int
-    for fn, real in ((sgemm, ctypes.c_float), (dgemm, ctypes.c_double)):
-        fn.restype = None
-        fn.argtypes = [it, it, it, it, it, it, real, ctypes.c_void_p, it, ctypes.c_void_p, it, real,
-                       ctypes.c_void_p, it]
-    llvm.add_symbol(SYMBOLS['float32'], ctypes.cast(sgemm, ctypes.c_void_p).value)
-    llvm.add_symbol(SYMBOLS['float64'], ctypes.cast(dgemm, ctypes.c_void_p).value)
-    _state.update(sgemm=sgemm, dgemm=dgemm)
+    p = ctypes.c_void_p
+    for name, real in (('sgemm', ctypes.c_float), ('dgemm', ctypes.c_double)):
+        routines[name].restype = None
+        routines[name].argtypes = [it, it, it, it, it, it, real, p, it, p, it, real, p, it]
+    for name, real in (('sgemv', ctypes.c_float), ('dgemv', ctypes.c_double)):
+        routines[name].restype = None
+        routines[name].argtypes = [it, it, it, it, real, p, it, p, it, real, p, it]
+    for dtype, name in (('float32', 's'), ('float64', 'd')):
+        llvm.add_symbol(SYMBOLS[dtype], ctypes.cast(routines[name + 'gemm'], p).value)
+        llvm.add_symbol(GEMV_SYMBOLS[dtype], ctypes.cast(routines[name + 'gemv'], p).value)
+    _state.update(routines)
     return ILP64 if int64 else LP64
 
 
@@ -94,10 +99,19 @@ def _external(dtype, it):
         it, it, it, it, it, it, dtype, types.voidptr, it, types.voidptr, it, dtype, types.voidptr, it))
 
 
+def _external_gemv(dtype, it):
+    return types.ExternalFunction(GEMV_SYMBOLS[str(dtype)], types.void(
+        it, it, it, it, dtype, types.voidptr, it, types.voidptr, it, dtype, types.voidptr, it))
+
+
 _EXTERNAL = {(ILP64, 'float32'): _external(types.float32, types.int64),
              (ILP64, 'float64'): _external(types.float64, types.int64),
              (LP64, 'float32'): _external(types.float32, types.int32),
              (LP64, 'float64'): _external(types.float64, types.int32)}
+_EXTERNAL_GEMV = {(ILP64, 'float32'): _external_gemv(types.float32, types.int64),
+                  (ILP64, 'float64'): _external_gemv(types.float64, types.int64),
+                  (LP64, 'float32'): _external_gemv(types.float32, types.int32),
+                  (LP64, 'float64'): _external_gemv(types.float64, types.int32)}
 
 
 def gemm(code, a, b, ta, tb, out):  # pragma: no cover - replaced by the overload inside numba code
@@ -122,12 +136,15 @@ def _gemm_loops(code, a, b, ta, tb, out):
 
 @overload(gemm)
 def _gemm_impl(code, a, b, ta, tb, out):
-    """out = op(a) @ op(b) for C-contiguous 2-D a, b, out of one dtype; `code` a literal (see the docstring)."""
+    """out = op(a) @ op(b) for C-contiguous 2-D a, b, out of one dtype; `code` a literal (see the docstring).
+    A product with one row or one column is a matrix-vector product (gemv), as numpy's matmul makes it."""
     if not isinstance(code, types.IntegerLiteral):
         raise TypingError('gemm: the BLAS code must be a literal')
-    ext = _EXTERNAL.get((code.literal_value, str(getattr(a, 'dtype', None))))
+    key = (code.literal_value, str(getattr(a, 'dtype', None)))
+    ext = _EXTERNAL.get(key)
     if ext is None or getattr(b, 'dtype', None) != a.dtype:
         return _gemm_loops
+    gemv = _EXTERNAL_GEMV[key]
 
     def impl(code, a, b, ta, tb, out):
         m = out.shape[0]
@@ -138,8 +155,15 @@ def _gemm_impl(code, a, b, ta, tb, out):
         if k == 0:
             out[:] = 0
             return
-        ext(ROW_MAJOR, TRANS if ta else NO_TRANS, TRANS if tb else NO_TRANS, m, n, k, 1.0,
-            a.ctypes.data, a.shape[1], b.ctypes.data, b.shape[1], 0.0, out.ctypes.data, n)
+        if m == 1:          # out^T = op(b)^T a^T: b is the matrix
+            gemv(ROW_MAJOR, NO_TRANS if tb else TRANS, b.shape[0], b.shape[1], 1.0, b.ctypes.data, b.shape[1],
+                 a.ctypes.data, 1, 0.0, out.ctypes.data, 1)
+        elif n == 1:        # out = op(a) b: a is the matrix
+            gemv(ROW_MAJOR, TRANS if ta else NO_TRANS, a.shape[0], a.shape[1], 1.0, a.ctypes.data, a.shape[1],
+                 b.ctypes.data, 1, 0.0, out.ctypes.data, 1)
+        else:
+            ext(ROW_MAJOR, TRANS if ta else NO_TRANS, TRANS if tb else NO_TRANS, m, n, k, 1.0,
+                a.ctypes.data, a.shape[1], b.ctypes.data, b.shape[1], 0.0, out.ctypes.data, n)
     return impl
 
 
@@ -200,18 +224,23 @@ def matmul_ref(a, b, ta, tb, code):
     k2, n = (b.shape[1], b.shape[0]) if tb else (b.shape[0], b.shape[1])
     if k != k2:
         raise ValueError('matmul: the inner dimensions of the operands differ')
-    routine = None
-    if code != LOOPS and a.dtype == b.dtype:
-        routine = _state['sgemm'] if a.dtype == np.float32 else _state['dgemm'] if a.dtype == np.float64 else None
-    if routine is None:
+    prefix = {np.dtype(np.float32): 's', np.dtype(np.float64): 'd'}.get(a.dtype)
+    if code == LOOPS or a.dtype != b.dtype or prefix is None or _state[prefix + 'gemm'] is None:
         return np.ascontiguousarray((a.T if ta else a) @ (b.T if tb else b))
     out = np.empty((m, n), a.dtype)
     if m and n:
+        gemm, gemv = _state[prefix + 'gemm'], _state[prefix + 'gemv']
         if k == 0:
             out[:] = 0
+        elif m == 1:
+            gemv(ROW_MAJOR, NO_TRANS if tb else TRANS, b.shape[0], b.shape[1], 1.0, b.ctypes.data, b.shape[1],
+                 a.ctypes.data, 1, 0.0, out.ctypes.data, 1)
+        elif n == 1:
+            gemv(ROW_MAJOR, TRANS if ta else NO_TRANS, a.shape[0], a.shape[1], 1.0, a.ctypes.data, a.shape[1],
+                 b.ctypes.data, 1, 0.0, out.ctypes.data, 1)
         else:
-            routine(ROW_MAJOR, TRANS if ta else NO_TRANS, TRANS if tb else NO_TRANS, m, n, k, 1.0,
-                    a.ctypes.data, a.shape[1], b.ctypes.data, b.shape[1], 0.0, out.ctypes.data, n)
+            gemm(ROW_MAJOR, TRANS if ta else NO_TRANS, TRANS if tb else NO_TRANS, m, n, k, 1.0,
+                 a.ctypes.data, a.shape[1], b.ctypes.data, b.shape[1], 0.0, out.ctypes.data, n)
     return out
 
 

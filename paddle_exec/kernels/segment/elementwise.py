@@ -47,12 +47,16 @@ def _as_dtype_of_impl(a, like):
 @_jit
 def plan(xshape, yshape, axis):
     """(collapsed dims, x strides, y strides, size, x broadcast, y broadcast, output dims).
-    kernels/elementwise.py's `_make_plan`, in numba; raises ValueError where that raises."""
+    kernels/elementwise.py's `_make_plan`, in numba, in one allocation; raises ValueError where that raises."""
     rx = len(xshape)
     ry = len(yshape)
     rank = max(rx, ry)
-    xs = np.ones(rank, np.int64)
-    ys = np.ones(rank, np.int64)
+    buf = np.ones(7 * rank + 7, np.int64)
+    xs = buf[0:rank]
+    ys = buf[rank:2 * rank]
+    out = buf[2 * rank:3 * rank]
+    dims = buf[3 * rank:4 * rank + 1]
+    pat = buf[4 * rank + 1:5 * rank + 2]
     if rx == ry:
         for i in range(rank):
             xs[i] = xshape[i]
@@ -76,7 +80,6 @@ def plan(xshape, yshape, axis):
                 ys[ax + i] = small[i]
             else:
                 xs[ax + i] = small[i]
-    out = np.empty(rank, np.int64)
     size = 1
     for i in range(rank):
         a = xs[i]
@@ -88,8 +91,6 @@ def plan(xshape, yshape, axis):
         else:
             raise ValueError('Broadcast dimension mismatch: operands could not be broadcast together')
         size *= out[i]
-    dims = np.empty(rank + 1, np.int64)
-    pat = np.empty(rank + 1, np.int64)
     nd = 0
     for i in range(rank):
         o = out[i]
@@ -106,9 +107,11 @@ def plan(xshape, yshape, axis):
         dims[0] = 1
         pat[0] = 3
         nd = 1
-    shape = dims[:nd].copy()
-    xst = np.zeros(nd, np.int64)
-    yst = np.zeros(nd, np.int64)
+    shape = dims[:nd]
+    xst = buf[5 * rank + 2:5 * rank + 2 + nd]
+    yst = buf[6 * rank + 4:6 * rank + 4 + nd]
+    xst[:] = 0
+    yst[:] = 0
     xacc = 1
     yacc = 1
     for i in range(nd - 1, -1, -1):
@@ -128,18 +131,6 @@ def plan(xshape, yshape, axis):
     return shape, xst, yst, size, xsize < size, ysize < size, out
 
 
-@_jit
-def binary(x, y, op, axis):
-    """Paddle's elementwise op `op` (kernels/elementwise.py opcodes ADD..MIN) with broadcasting at `axis`."""
-    x = np.ascontiguousarray(x)
-    y = np.ascontiguousarray(as_dtype_of(y, x))
-    shape, xst, yst, size, xb, yb, dims = plan(x.shape, y.shape, axis)
-    out = empty_out(x, y, dims)
-    if size:
-        KE._binary_loop(op, x.reshape(-1), y.reshape(-1), out.reshape(-1), shape, xst, yst)
-    return out
-
-
 def empty_out(x, y, dims):  # pragma: no cover - replaced by the overload inside numba code
     raise NotImplementedError
 
@@ -155,11 +146,67 @@ def _empty_out_impl(x, y, dims):
 
 
 @_jit
+def _is_bias(x, y, axis):
+    """y a vector of x's last dim, aligned there (fc's bias): the plan is rows of x against y."""
+    return (y.ndim == 1 and x.ndim >= 2 and y.shape[0] > 1 and x.shape[x.ndim - 1] == y.shape[0]
+            and (axis == -1 or axis == x.ndim - 1))
+
+
+@_jit
+def binary(x, y, op, axis):
+    """Paddle's elementwise op `op` (kernels/elementwise.py opcodes ADD..MIN) with broadcasting at `axis`."""
+    x = np.ascontiguousarray(x)
+    y = np.ascontiguousarray(as_dtype_of(y, x))
+    if x.shape == y.shape:          # the one-row plan: the loop's own row, without building the plan
+        out = np.empty(x.shape, x.dtype)
+        KE._fwd_row_vv(op, x.reshape(-1), y.reshape(-1), out.reshape(-1))
+        return out
+    if _is_bias(x, y, axis):        # [..., n] op [n]: the plan's rows, without building the plan
+        out = np.empty(x.shape, x.dtype)
+        yf = y.reshape(-1)           # y is 1-D here (a reshape keeps other ranks' code typed)
+        n = yf.shape[0]
+        xf = x.reshape(-1)
+        of = out.reshape(-1)
+        for start in range(0, xf.shape[0], n):
+            KE._fwd_row_vv(op, xf[start:start + n], yf, of[start:start + n])
+        return out
+    shape, xst, yst, size, xb, yb, dims = plan(x.shape, y.shape, axis)
+    out = empty_out(x, y, dims)
+    if size:
+        KE._binary_loop(op, x.reshape(-1), y.reshape(-1), out.reshape(-1), shape, xst, yst)
+    return out
+
+
+@_jit
 def binary_grad(x, y, dout, op, axis, need_dx, need_dy):
     """(dX, dY) of `binary`; an unwanted one is an empty array of its operand's type."""
     x = np.ascontiguousarray(as_dtype_of(x, dout))
     y = np.ascontiguousarray(as_dtype_of(y, dout))
     dout = np.ascontiguousarray(dout)
+    if x.shape == y.shape and dout.shape == x.shape:     # the one-row plan, as _binary_grad_loop runs it
+        df = dout.reshape(-1)
+        dx = np.empty(x.shape, dout.dtype) if need_dx else np.empty(x.shape, dout.dtype)[:0]
+        dy = np.empty(y.shape, dout.dtype) if need_dy else np.empty(y.shape, dout.dtype)[:0]
+        if need_dx:
+            KE._grad_row(op, 0, x.reshape(-1), y.reshape(-1), df, dx.reshape(-1), False)
+        if need_dy:
+            KE._grad_row(op, 1, x.reshape(-1), y.reshape(-1), df, dy.reshape(-1), False)
+        return dx, dy
+    if _is_bias(x, y, axis) and dout.shape == x.shape:    # rows of the plan, dY summed over them in order
+        yf = y.reshape(-1)
+        n = yf.shape[0]
+        xf = x.reshape(-1)
+        df = dout.reshape(-1)
+        dx = np.empty(x.shape, dout.dtype) if need_dx else np.empty(x.shape, dout.dtype)[:0]
+        dy = np.zeros(y.shape, dout.dtype) if need_dy else np.empty(y.shape, dout.dtype)[:0]
+        dxf = dx.reshape(-1)
+        dyf = dy.reshape(-1)
+        for start in range(0, xf.shape[0], n):
+            if need_dx:
+                KE._grad_row(op, 0, xf[start:start + n], yf, df[start:start + n], dxf[start:start + n], False)
+            if need_dy:
+                KE._grad_row(op, 1, xf[start:start + n], yf, df[start:start + n], dyf, True)
+        return dx, dy
     shape, xst, yst, size, xb, yb, dims = plan(x.shape, y.shape, axis)
     if dout.size != size:
         raise ValueError('Out@GRAD does not have the shape of Out')

@@ -4,6 +4,7 @@ sigmoid_cross_entropy_with_logits, forward and gradient, on the loops of kernels
     softmax, loss = softmax_xent(logits, label, ignore_index)
     dlogits = softmax_xent_grad(label, softmax, dloss, ignore_index, legacy)
     out = sigmoid_xent(x, label, ignore_index, normalize);  dx = sigmoid_xent_grad(x, label, dout, ignore, normalize)
+    out = softmax(x);  dx = softmax_grad(out, dout)            # the softmax op over the last axis
 
 A label out of range raises ValueError (the per-op kernel's message names the value; the segment retries the
 first tier, whose twin raises that message).
@@ -13,12 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import loss as KL
+from .. import reduce as KR
 from ..jit import kernel_jit
 from .activation import exp32
 from .elementwise import as_dtype_of
 
-__all__ = ['softmax_xent', 'softmax_xent_ref', 'softmax_xent_grad', 'softmax_xent_grad_ref', 'sigmoid_xent',
-           'sigmoid_xent_ref', 'sigmoid_xent_grad', 'sigmoid_xent_grad_ref']
+__all__ = ['softmax', 'softmax_ref', 'softmax_grad', 'softmax_grad_ref', 'softmax_xent', 'softmax_xent_ref',
+           'softmax_xent_grad', 'softmax_xent_grad_ref', 'sigmoid_xent', 'sigmoid_xent_ref', 'sigmoid_xent_grad',
+           'sigmoid_xent_grad_ref']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -156,3 +159,46 @@ def sigmoid_xent_grad_ref(x, label, dout, ignore_index, normalize):
     sig = 1.0 / (1.0 + exp32(-x).astype(np.float64))
     with np.errstate(invalid='ignore', divide='ignore'):
         return (np.where(keep, (sig - z) * d, 0.0) / norm).astype(x.dtype)
+
+
+# --- the softmax op over the last axis (kernels/reduce.py's loops) --------------------------------------------------
+
+@_jit
+def softmax(x):
+    x = np.ascontiguousarray(x)
+    n, d = _rows(x)
+    out = np.empty(x.shape, x.dtype)
+    if x.size:
+        KR._softmax_loop(x.reshape(-1), out.reshape(-1), n, d, 1, False, x.dtype.type(-64.0))
+    return out
+
+
+def softmax_ref(x):
+    """The loop's arithmetic: exp of the clipped shifted logit in the dtype (the C library's, see exp32), summed
+    in order as a double, each value times the double reciprocal."""
+    x = np.ascontiguousarray(x)
+    m = x.max(axis=-1, keepdims=True)
+    t = np.maximum(x - m, x.dtype.type(-64.0))
+    e = exp32(t) if x.dtype == np.float32 else np.exp(t)
+    s = np.add.accumulate(e.astype(np.float64), axis=-1)[..., -1:]
+    return (e * (1.0 / s)).astype(x.dtype)
+
+
+@_jit
+def softmax_grad(out, dout):
+    out = np.ascontiguousarray(out)
+    dout = np.ascontiguousarray(as_dtype_of(dout, out))
+    if dout.size != out.size:
+        raise ValueError('softmax_grad: Out@GRAD does not have the shape of Out')
+    n, d = _rows(out)
+    dx = np.empty(out.shape, out.dtype)
+    if out.size:
+        KR._softmax_grad_loop(out.reshape(-1), dout.reshape(-1), dx.reshape(-1), n, d, 1, False)
+    return dx
+
+
+def softmax_grad_ref(out, dout):
+    out = np.ascontiguousarray(out)
+    dout = np.ascontiguousarray(dout, dtype=out.dtype).reshape(out.shape)
+    acc = np.add.accumulate((dout * out).astype(np.float64), axis=-1)[..., -1:]
+    return ((dout.astype(np.float64) - acc) * out).astype(out.dtype)

@@ -34,7 +34,7 @@ SUM, MEAN = KR.SUM, KR.MEAN
 
 
 # fill's dtype argument: a code (a literal in the generated text; numba's cache cannot hold a dtype argument)
-DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64)
+DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32, np.float64)   # numba has no float16
 DTYPE_CODES = {np.dtype(t): k for k, t in enumerate(DTYPES)}
 
 
