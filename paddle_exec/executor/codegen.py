@@ -28,15 +28,14 @@ cache checks only the generated file, so a change in a kernel it calls must chan
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
-import os
 import sys
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+
+from ..kernels.jit import kernel_fingerprint
 
 __all__ = ['Call', 'segment_source', 'segment_key', 'kernel_fingerprint', 'render_constant', 'FUNCTION_NAME']
 
@@ -156,24 +155,6 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '') ->
     rets = ', '.join('v%d' % s for s in outputs)
     body.append('    return (%s,)' % rets if len(outputs) == 1 else '    return (%s)' % rets)
     return '\n'.join(head + body) + '\n'
-
-
-def _package_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@functools.lru_cache(maxsize=1)
-def kernel_fingerprint() -> str:
-    """A hash of every kernel source a segment may call (kernels/), and of the numba and numpy versions."""
-    digest = hashlib.sha256()
-    digest.update(('numba %s numpy %s' % (numba.__version__, np.__version__)).encode())
-    root = os.path.join(_package_root(), 'kernels')
-    for folder, _, files in sorted(os.walk(root)):
-        for name in sorted(files):
-            if name.endswith('.py'):
-                with open(os.path.join(folder, name), 'rb') as f:
-                    digest.update(name.encode() + b'\0' + f.read())
-    return digest.hexdigest()
 
 
 def segment_key(source: str) -> str:
