@@ -174,6 +174,108 @@ def _rename_existing_grads(grad_ops: list[_GradOp], existing: set[str], prefix: 
                 gop.rename_output(name, prefix + name)
 
 
+# --- 3 with checkpoints: forward recomputation (RecomputeOptimizer) -------------------------------------------
+
+def _recompute_segments(ops, checkpoints: list[str]) -> list[list[int]]:
+    """Paddle's recompute segments over the op path: [begin, end) op ranges between consecutive checkpoints
+    (ordered by the last op writing each), with the ops before the first segment as one more segment."""
+    writers: dict[str, list[int]] = {}
+    readers: dict[str, list[int]] = {}
+    for i, op in enumerate(ops):
+        for name in op.input_arg_names:
+            readers.setdefault(name, []).append(i)
+        for name in op.output_arg_names:
+            writers.setdefault(name, []).append(i)
+    known = [n for n in dict.fromkeys(checkpoints) if n in writers or n in readers]
+    ordered = sorted(known, key=lambda n: max(writers.get(n, [-1])))
+    segments = []
+    if len(ordered) == 1:
+        last = max(writers.get(ordered[0], [-1]))
+        if last > 0:
+            segments.append([0, last + 1])
+    for first, second in zip(ordered, ordered[1:]):
+        begin = min(readers.get(first, [len(ops)]))
+        end = max(writers.get(second, [-1]))
+        if begin < end:
+            segments.append([begin, end + 1])
+    if segments and segments[0][0] != 0:
+        segments.insert(0, [0, segments[0][0]])
+    return segments
+
+
+def _vars_held_in_memory(block, ops, segments) -> set[str]:
+    """What recomputation keeps instead of recomputing: variables crossing a segment's border, the outputs of
+    stateful ops (dropout's mask must be the one the forward pass drew; Paddle adds a `seed` op for that), and the
+    program's inputs."""
+    held: set[str] = set()
+    writers: dict[str, list[int]] = {}
+    readers: dict[str, list[int]] = {}
+    for i, op in enumerate(ops):
+        for name in op.input_arg_names:
+            readers.setdefault(name, []).append(i)
+        for name in op.output_arg_names:
+            writers.setdefault(name, []).append(i)
+    for begin, end in segments:
+        for op in ops[begin:end]:
+            held.update(n for n in op.output_arg_names if any(j >= end for j in readers.get(n, ())))
+            held.update(n for n in op.input_arg_names if any(j < begin for j in writers.get(n, ())))
+    for op in ops:
+        info = registry.OPS.get(op.type)
+        if info is not None and info.stateful:
+            held.update(op.output_arg_names)
+    for name in readers:
+        var = block._find_var_recursive(name)
+        if name not in writers and not (var is not None and var.persistable):
+            held.add(name)
+    return held
+
+
+def _make_grad_ops_with_checkpoints(block, path, no_grad: set[str], checkpoints: list[str]) -> list[_GradOp]:
+    """Paddle's _append_backward_ops_with_checkpoints_: walking the segments backwards, the ops after a segment get
+    their grad ops as usual; a segment's forward ops are appended again (outputs renamed `name.subprog_K`, except
+    checkpoints, persistables and held variables; ops whose outputs are all held are not repeated), followed by
+    their grad ops reading the recomputed variables. The numbers equal a plain backward pass."""
+    for op in path:
+        if 'sub_block' in op.attrs:
+            raise Exception("Recompute don't support ops with sub_block invoke op: %s" % op.type)
+    segments = _recompute_segments(path, checkpoints)
+    if not segments:
+        return _make_grad_ops(path, no_grad)
+    held = _vars_held_in_memory(block, path, segments) | set(checkpoints)
+    grad_ops: list[_GradOp] = []
+    renames: dict[str, str] = {}
+    end_of_gap = len(path)
+    for k, (begin, end) in enumerate(reversed(segments)):
+        grad_ops += _make_grad_ops(path[end:end_of_gap], no_grad)
+        end_of_gap = begin
+        segment = path[begin:end]
+        for op in segment:
+            for name in op.input_arg_names + op.output_arg_names:
+                var = block._find_var_recursive(name)
+                if name in held or name in renames or (var is not None and var.persistable):
+                    continue
+                renames[name] = '%s.subprog_%d' % (name, k)
+                if var is not None and not block.has_var(renames[name]):
+                    block.create_var(name=renames[name], shape=var.shape if var.has_shape() else None,
+                                     dtype=var.dtype, lod_level=var.lod_level)
+        recomputed = []
+        for op in segment:
+            outs = [n for n in op.output_arg_names
+                    if not (block._find_var_recursive(n) is not None and block._find_var_recursive(n).persistable)]
+            if all(n in held for n in outs):
+                continue
+            attrs = {a: v for a, v in op.attrs.items() if a not in (OP_ROLE_ATTR, OP_ROLE_VAR_ATTR)}
+            recomputed.append(_GradOp(op.type, {s: list(v) for s, v in op.inputs.items()},
+                                      {s: list(v) for s, v in op.outputs.items()}, attrs))
+        segment_grads = _make_grad_ops(segment, no_grad)
+        for gop in recomputed + segment_grads:
+            for old, new in renames.items():
+                gop.rename_input(old, new)
+                gop.rename_output(old, new)
+        grad_ops += recomputed + segment_grads
+    return grad_ops
+
+
 # --- 4: accumulation ----------------------------------------------------------------------------------------------
 
 def _rename_arg(ops, old: str, new: str, begin: int = 0, end: int | None = None) -> None:
@@ -322,7 +424,7 @@ def _append_grad_ops(block, grad_ops: list[_GradOp], produced: set[str], callbac
 
 
 def _backward(block, targets: list[Variable], target_grads: list, inputs: list[Variable], no_grad_set: set[str],
-              callbacks=None, seed_with_shape_op: bool = False) -> dict[str, str]:
+              callbacks=None, seed_with_shape_op: bool = False, checkpoints=None) -> dict[str, str]:
     """One backward pass; returns forward name -> final gradient name for every gradient written."""
     program = block.program
     program._appending_grad_times += 1
@@ -337,7 +439,10 @@ def _backward(block, targets: list[Variable], target_grads: list, inputs: list[V
 
     with program._backward_role_guard():
         produced = _append_seeds(block, targets, target_grads, existing, seed_with_shape_op)
-        grad_ops = _make_grad_ops(path, no_grad)
+        if checkpoints:
+            grad_ops = _make_grad_ops_with_checkpoints(block, path, no_grad, checkpoints)
+        else:
+            grad_ops = _make_grad_ops(path, no_grad)
         if times > 1:
             _rename_existing_grads(grad_ops, existing, 'grad/' * times)
         grad_ops = _addup_repetitive_outputs(grad_ops, block.idx)
@@ -451,7 +556,8 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None, callb
     for op in block.ops:
         if loss.name in op.output_arg_names:
             op._set_attr(OP_ROLE_ATTR, int(OpRole.Forward | OpRole.Loss))
-    grad_of = _backward(block, [loss], [None], [], _names(no_grad_set), callbacks)
+    grad_of = _backward(block, [loss], [None], [], _names(no_grad_set), callbacks,
+                        checkpoints=[c.name if isinstance(c, Variable) else c for c in checkpoints or ()])
 
     if parameter_list is not None:
         if not isinstance(parameter_list, (list, tuple, set)):

@@ -24,7 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES_DIR = os.path.join(ROOT, 'examples')
 EXAMPLES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(EXAMPLES_DIR, '*.py')))
 # Short runs that still show learning; an example missing here runs 30 steps.
-STEPS = {'fit_a_line': 30, 'fit_a_line_static': 30, 'mnist_mlp': 60, 'small_cnn': 40}
+STEPS = {'fit_a_line': 30, 'fit_a_line_static': 30, 'mnist_mlp': 60, 'small_cnn': 40, 'understand_sentiment': 30,
+         'ctr_dnn': 40}
 WINDOW = 5          # the loss must fall from the mean of the first WINDOW steps to the mean of the last WINDOW
 LOSS_LINE = re.compile(r'^step\s+(\d+)\s+train loss\s+(\S+)$', re.M)
 

@@ -102,9 +102,9 @@ import json, runpy, sys
 from paddle_exec.framework import registry
 used = set()
 make_kernel = registry.make_kernel
-def recording_make_kernel(op, context=None):
+def recording_make_kernel(op, context=None, lod=None):
     used.add(op.type)
-    return make_kernel(op, context)
+    return make_kernel(op, context, lod)
 registry.make_kernel = recording_make_kernel
 try:
     runpy.run_path(sys.argv[1], run_name='__main__')

@@ -1,9 +1,12 @@
 """Program -> ExecutionPlan: the ordered passes, and the one bounded cache of what they produce.
 
     physical = prepare_program(program, config)                       # the program passes
-    plan = compile_plan(physical, feed_names, fetch_names, n_run, config)   # the plan passes
+    plan = compile_plan(physical, feed_names, fetch_names, n_run, config, feed_lod)   # the plan passes
     plan = compile_program(program, feed_names, fetch_names, config)  # both, uncached
-    cache = PlanCache(); plan = cache.plan(program, feed_names, fetch_names, n_run, config)
+    cache = PlanCache(); plan = cache.plan(program, feed_names, fetch_names, n_run, config, feed_lod)
+
+`feed_lod` is ((fed name, LoD levels), ...) for the fed values that carry LoD, () when none does (feed.py
+`feed_lod_levels`): part of a plan's identity, since which values carry LoD is decided when the plan is made.
 
 Compiling is pure: it reads the Program and the RunConfig and builds new objects; it starts no thread and touches
 no scope. The passes, in order:
@@ -14,15 +17,20 @@ no scope. The passes, in order:
        own, split into the reader `sources` and the `rest`) that the runner's stage runtime runs ahead
     2. placed readers (passes/stage.py): on several places `read` / `text_line_reader` become their place-aware
        twins, so place p reads batch p of each round
-  plan passes (once per fed names, fetched names and number of places run)
-    3. analysis (plan.py BlockAnalysis): slots, slot specs, dependencies, scope bindings, frees
-    4. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed; a plain
-       Executor's program is planned on one place as it is (plan.py)
-    5. segments (passes/segments.py, unless RunConfig.compile.mode is 'off'): runs of ops with numba kernels become
+    3. startup check (passes/collective.py): a program with cross-process collectives, or run by several
+       trainers, is compared across the trainers at its first run (the same parameters and collectives)
+  plan passes (once per fed names and their LoD levels, fetched names and number of places run)
+    4. analysis (plan.py BlockAnalysis): the LoD pass (passes/lod.py: which values carry LoD, companion slots),
+       slots, slot specs, dependencies, scope bindings, frees
+    5. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed, and the
+       gradient buckets across trainers (passes/collective.py); a plain Executor's program is planned on one place
+       as it is (plan.py), or, when it has cross-process collectives, as one place of the data-parallel pass
+    6. segments (passes/segments.py, unless RunConfig.compile.mode is 'off'): runs of ops with numba kernels become
        one node each, running generated code (codegen.py) compiled in tiers (segment_node.py, jit_service.py);
-       while it is on, kernels of ops that have a segment rule are made at their first call (registry.
-       DeferredKernel), so ops that end up inside a segment never compile kernels of their own
-    6. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
+       ops handling LoD stay ordinary nodes; while it is on, kernels of ops that have a segment rule are made at
+       their first call (registry.DeferredKernel), so ops that end up inside a segment never compile kernels of
+       their own
+    7. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
 Debug output: BuildStrategy.debug_graphviz_path makes the data-parallel plan pass write the program and the compiled
 graph, and the stage pass the split, as Graphviz text.
 
@@ -30,9 +38,9 @@ Kernels are made through the registry with a KernelContext: control-flow ops com
 (`spec.compile_block`) into plans they run in order, so ops never import the executor.
 
 The cache is one bounded LRU per runner (an Executor, a compiled program's runner): entries are keyed by the
-program's id, the configuration's compile key, and for plans the fed and fetched names and the number of places
-run; an entry made for an older version of the program (a structural change bumps it) is rebuilt. The least
-recently used entry goes first.
+program's id, the configuration's compile key, and for plans the fed names, their LoD levels, the fetched names and
+the number of places run; an entry made for an older version of the program (a structural change bumps it) is
+rebuilt. The least recently used entry goes first.
 """
 from __future__ import annotations
 
@@ -45,9 +53,10 @@ from ..framework.registry import SEGMENT_RULES
 from ..ops import reader as reader_ops
 from .config import RunConfig
 from .feed import FeedBinding
-from .passes.data_parallel import build_data_parallel_plan, is_inference_program, ops_to_dot, plan_to_dot
+from .graphs import plan_dot, program_dot, split_dot
+from .passes.collective import check_same_program, has_cross_process_ops
+from .passes.data_parallel import build_data_parallel_plan, is_inference_program
 from .passes.segments import compile_segments
-from .passes.smart_stage import program_to_dot, split_to_dot
 from .passes.stage import StageSplit, physical_program
 from .plan import BlockAnalysis, ExecutionPlan, build_plan, plan_of
 
@@ -64,8 +73,8 @@ class KernelContext:
     def __init__(self, defer: bool = False):
         self.defer = defer
 
-    def compile_block(self, block, feed_names, fetch_names) -> ExecutionPlan:
-        return build_plan(block, feed_names, fetch_names, KERNEL_CONTEXT)
+    def compile_block(self, block, feed_names, fetch_names, feed_lod=()) -> ExecutionPlan:
+        return build_plan(block, feed_names, fetch_names, KERNEL_CONTEXT, feed_lod)
 
     def defers(self, op) -> bool:
         return self.defer and op.type in SEGMENT_RULES
@@ -98,7 +107,7 @@ class StageSpec:
     def dot(self) -> tuple[str, str]:
         """(before, after): the program as written and its physical split, as Graphviz text."""
         title = 'after SmartStage' if self.smart else 'after the stage split'
-        return program_to_dot(self.block), split_to_dot(self.block, self.split, title)
+        return program_dot(self.block, 'the program as written'), split_dot(self.block, self.split, title)
 
 
 @dataclass
@@ -135,6 +144,8 @@ def prepare_program(program: Program, config: RunConfig) -> Physical:
     physical, split = physical_program(program, n_places, smart)
     is_inference = is_inference_program(program)
     placed = physical is not program and n_places > 1
+    if config.n_trainers > 1 or has_cross_process_ops(program):
+        check_same_program(program, config.n_trainers)
     if split is None:
         return Physical(physical, None, is_inference, placed)
     spec = _stage_spec(program, split, smart, n_places)
@@ -147,23 +158,32 @@ def prepare_program(program: Program, config: RunConfig) -> Physical:
     return Physical(physical, spec, is_inference, placed)
 
 
-def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config: RunConfig) -> ExecutionPlan:
+def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config: RunConfig,
+                 feed_lod=()) -> ExecutionPlan:
     """The plan passes (see the module docstring)."""
     program = physical.program
     context = SEGMENT_CONTEXT if config.compile.enabled else KERNEL_CONTEXT
     if config.data_parallel:
         plan = build_data_parallel_plan(program, n_run, feed_names, fetch_names, loss_name=config.loss_name,
                                         reduce_mode=config.reduce_mode, gradient_scale=config.gradient_scale,
-                                        n_ranks=config.n_places, context=context)
+                                        n_ranks=config.n_places * config.n_trainers, context=context,
+                                        feed_lod=feed_lod, n_trainers=config.n_trainers,
+                                        fuse_all_reduce=config.fuse_all_reduce,
+                                        fuse_grad_size_mb=config.fuse_grad_size_mb)
+    elif has_cross_process_ops(program):
+        plan = build_data_parallel_plan(program, 1, feed_names, fetch_names, context=context,
+                                        feed_lod=feed_lod, fuse_all_reduce=config.fuse_all_reduce,
+                                        fuse_grad_size_mb=config.fuse_grad_size_mb)
     else:
-        plan = build_plan(program.global_block(), feed_names, fetch_names, context)
+        plan = build_plan(program.global_block(), feed_names, fetch_names, context, feed_lod)
     if config.compile.enabled:
         compile_segments(plan, config.compile, context)
     block = program.global_block()
     if config.data_parallel and config.debug_graphviz_path:
         _write_graphs(config.debug_graphviz_path, block, plan)
     if not config.data_parallel:      # data-parallel feeds are converted and checked while split (feed.split_feeds)
-        plan.feed_bindings = [FeedBinding(block, plan.places[0].feed_slots)]
+        lod = plan.places[0].lod
+        plan.feed_bindings = [FeedBinding(block, plan.places[0].feed_slots, lod.feed_slots if lod else None)]
     plan.stage = physical.stage
     plan.binds_runtimes = physical.stage is not None or physical.placed
     return plan
@@ -172,16 +192,17 @@ def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config
 def _write_graphs(path: str, block, plan: ExecutionPlan) -> None:
     """BuildStrategy.debug_graphviz_path: `<path>_original_graph` (the program) and `<path>_multi_devices_graph`
     (the compiled multi-place graph), as Graphviz text, rewritten by each new plan."""
-    for suffix, text in (('_original_graph', ops_to_dot(block.ops)), ('_multi_devices_graph', plan_to_dot(plan))):
+    for suffix, text in (('_original_graph', program_dot(block)), ('_multi_devices_graph', plan_dot(plan))):
         with open(path + suffix, 'w') as f:
             f.write(text)
 
 
 def compile_program(program: Program, feed_names, fetch_names, config: RunConfig,
-                    n_run: int | None = None) -> ExecutionPlan:
+                    n_run: int | None = None, feed_lod=()) -> ExecutionPlan:
     """Both kinds of passes, uncached."""
     n_run = (config.n_places if config.data_parallel else 1) if n_run is None else n_run
-    return compile_plan(prepare_program(program, config), tuple(feed_names), tuple(fetch_names), n_run, config)
+    return compile_plan(prepare_program(program, config), tuple(feed_names), tuple(fetch_names), n_run, config,
+                        tuple(feed_lod))
 
 
 class PlanCache:
@@ -218,12 +239,12 @@ class PlanCache:
         return entry[1]
 
     def plan(self, program: Program, feed_names: tuple, fetch_names: tuple, n_run: int,
-             config: RunConfig) -> ExecutionPlan:
-        key = (program._id, feed_names, fetch_names, n_run, config.compile_key)
+             config: RunConfig, feed_lod: tuple = ()) -> ExecutionPlan:
+        key = (program._id, feed_names, fetch_names, n_run, config.compile_key, feed_lod)
         entry = self._get(key)
         if entry is None or entry[0] != program._version:
             entry = self._put(key, (program._version, compile_plan(self.physical(program, config), feed_names,
-                                                                   fetch_names, n_run, config)))
+                                                                   fetch_names, n_run, config, feed_lod)))
         return entry[1]
 
     def plans(self) -> list[ExecutionPlan]:

@@ -23,7 +23,18 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
                                ~/.cache/paddle_exec); numba caches its machine code next to it (or in
                                NUMBA_CACHE_DIR, which numba reads itself)
     MALLOC_ARENA_MAX           when set, the policies leave glibc's arena count alone (policies/pool.py)
+    PADDLE_TRAINER_ID, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ENDPOINTS, PADDLE_CURRENT_ENDPOINT
+                               this process's place in a job of several trainers (Paddle's launcher sets them,
+                               paddle_exec.distributed.launch too); read by `trainer_environment`
+    PMI_RANK, PMI_SIZE, OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE
+                               what `mpiexec` tells its processes (MPICH's hydra, Open MPI): a plain
+                               `mpiexec -n N python train.py` is a job of N trainers without the PADDLE_* variables
+    FLAGS_fuse_parameter_memory_size
+                               megabytes per fused gradient all-reduce across trainers (default 32, Paddle's
+                               DistributedStrategy.fuse_grad_size_in_MB)
     FLAGS_*, PADDLE_EXEC_*     kept in the snapshot for the modules that read flags
+    PADDLE_TRAINER_ID          this trainer's rank among PADDLE_TRAINERS_NUM (0 and 1 when unset): what
+    PADDLE_TRAINERS_NUM        paddle.io.DistributedBatchSampler shards by (trainer_rank_and_count)
 
 A RunConfig is everything a run needs to know that does not change from one run to the next: how many places,
 which policy with how many threads, iterations per run, drop-scope period, dry run, the cost model's window and
@@ -44,7 +55,9 @@ from typing import Mapping
 
 from ..kernels import jit
 
-__all__ = ['Environment', 'read_environment', 'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
+__all__ = ['Environment', 'read_environment', 'TrainerEnvironment', 'trainer_environment', 'child_environment',
+           'trainer_rank_and_count',
+           'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
            'cpu_place_count', 'RunConfig', 'CostModelOptions', 'CompileOptions', 'compile_mode', 'cache_folder',
            'DEFAULT_START_NODE_STATS_STEP', 'DEFAULT_STOP_NODE_STATS_STEP', 'POLICY_ENV_VARS', 'COMPILE_MODES']
 
@@ -53,8 +66,11 @@ DEFAULT_STOP_NODE_STATS_STEP = 200
 DEFAULT_DROP_SCOPE_PERIOD = 100
 THREADS_PER_PLACE = 4              # num_threads = 0 means 4 * places on CPU (Paddle's rule)
 
+_TRAINER_VARS = ('PADDLE_TRAINER_ID', 'PADDLE_TRAINERS_NUM', 'PADDLE_TRAINER_ENDPOINTS', 'PADDLE_CURRENT_ENDPOINT',
+                 'PADDLE_RANK_IN_NODE', 'PMI_RANK', 'PMI_SIZE', 'OMPI_COMM_WORLD_RANK', 'OMPI_COMM_WORLD_SIZE')
 _READ = ('CPU_NUM', 'USE_INLINE_EXECUTOR', 'USE_COST_MODEL_EXECUTOR', 'START_NODE_STATS_STEP', 'STOP_NODE_STATS_STEP',
-         'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR, 'XDG_CACHE_HOME', 'HOME')
+         'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR, 'XDG_CACHE_HOME', 'HOME') + _TRAINER_VARS
+DEFAULT_FUSE_GRAD_SIZE_MB = 32.0   # Paddle's DistributedStrategy.fuse_grad_size_in_MB
 COMPILE_ENV_VAR = 'PADDLE_EXEC_COMPILE'
 CACHE_DIR_ENV_VAR = 'PADDLE_EXEC_CACHE_DIR'
 COMPILE_MODES = ('off', 'reference', 'tiered', 'sync')
@@ -101,6 +117,68 @@ def read_environment() -> Environment:
     """A snapshot of the environment variables paddle_exec reads (see the module docstring)."""
     return Environment(MappingProxyType({k: v for k, v in os.environ.items()
                                          if k in _READ or k.startswith(_PREFIXES)}))
+
+
+def child_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    """This process's whole environment with `extra` set: what a launcher hands the processes it starts."""
+    return {**os.environ, **extra}
+
+
+# --- the trainers of a job --------------------------------------------------------------------------------------------
+
+DEFAULT_ENDPOINT_PORT = 6170       # Paddle's launcher: trainer k of a node listens on started_port + k
+
+
+@dataclass(frozen=True)
+class TrainerEnvironment:
+    """This process's place in a job of several trainers, as the environment states it.
+
+    trainer_id, trainers_num, endpoints, current_endpoint  Paddle's PADDLE_* variables (PaddleCloudRoleMaker's
+        rules: the endpoints default to one trainer at 127.0.0.1:6170, the number of trainers to the number of
+        endpoints); under a plain `mpiexec` without them, the MPI rank and size, and one endpoint per trainer
+    mpi_rank, mpi_size   what mpiexec told the process (None when it was not started by mpiexec)
+    """
+    trainer_id: int = 0
+    trainers_num: int = 1
+    endpoints: tuple = ('127.0.0.1:%d' % DEFAULT_ENDPOINT_PORT,)
+    current_endpoint: str = '127.0.0.1:%d' % DEFAULT_ENDPOINT_PORT
+    mpi_rank: int | None = None
+    mpi_size: int | None = None
+
+    @property
+    def distributed(self) -> bool:
+        """Several trainers: collectives must reach the other processes."""
+        return self.trainers_num > 1 or (self.mpi_size or 1) > 1
+
+
+def trainer_environment(env: Environment | None = None) -> TrainerEnvironment:
+    """This process's TrainerEnvironment (see there); malformed numbers are errors naming the variable."""
+    env = read_environment() if env is None else env
+    mpi_rank = mpi_size = None
+    for rank_var, size_var in (('PMI_RANK', 'PMI_SIZE'), ('OMPI_COMM_WORLD_RANK', 'OMPI_COMM_WORLD_SIZE')):
+        if env.get(size_var) is not None:
+            mpi_size = env.integer(size_var, 1, 'the number of MPI processes')
+            mpi_rank = env.integer(rank_var, 0, 'the MPI rank of this process')
+            break
+    raw_endpoints = (env.get('PADDLE_TRAINER_ENDPOINTS') or '').strip()
+    if env.get('PADDLE_TRAINER_ID') is None and not raw_endpoints and mpi_size is not None:
+        endpoints = tuple('127.0.0.1:%d' % (DEFAULT_ENDPOINT_PORT + r) for r in range(mpi_size))
+        return TrainerEnvironment(mpi_rank, mpi_size, endpoints, endpoints[mpi_rank], mpi_rank, mpi_size)
+    endpoints = tuple(e.strip() for e in raw_endpoints.split(',') if e.strip()) or TrainerEnvironment.endpoints
+    trainer_id = env.integer('PADDLE_TRAINER_ID', 0, 'the index of this trainer')
+    trainers_num = env.integer('PADDLE_TRAINERS_NUM', len(endpoints), 'the number of trainers')
+    if trainers_num < 1 or not 0 <= trainer_id < trainers_num:
+        raise ValueError('PADDLE_TRAINER_ID (%d) must be in [0, PADDLE_TRAINERS_NUM = %d)' % (trainer_id, trainers_num))
+    current = env.get('PADDLE_CURRENT_ENDPOINT') or (endpoints[trainer_id] if trainer_id < len(endpoints)
+                                                     else endpoints[0])
+    return TrainerEnvironment(trainer_id, trainers_num, endpoints, current, mpi_rank, mpi_size)
+
+
+def trainer_rank_and_count(env: Environment | None = None) -> tuple[int, int]:
+    """(rank, number of trainers) as Paddle's ParallelEnv reads them (trainer_environment's trainer_id and
+    trainers_num): what DistributedBatchSampler splits a dataset by."""
+    trainers = trainer_environment(env)
+    return trainers.trainer_id, trainers.trainers_num
 
 
 def _configure_kernels() -> None:
@@ -321,6 +399,12 @@ class RunConfig:
     gradient_scale: int = 0             # BuildStrategy.GradientScaleStrategy: CoeffNumDevice 0, One 1, Customized 2
     smart_stage: bool = False
     debug_graphviz_path: str = ''
+    # several trainers (processes): BuildStrategy.num_trainers / trainer_id; gradients fused across them in buckets
+    # of at most fuse_grad_size_mb megabytes when fuse_all_reduce (a program's own collective settings win)
+    n_trainers: int = 1
+    trainer_id: int = 0
+    fuse_all_reduce: bool = True
+    fuse_grad_size_mb: float = DEFAULT_FUSE_GRAD_SIZE_MB
     # process settings the policies apply
     cap_malloc_arenas: bool = True
     compile: CompileOptions = CompileOptions(mode='off')
@@ -329,7 +413,7 @@ class RunConfig:
     def compile_key(self) -> tuple:
         """The part of the configuration a compiled plan depends on."""
         return (self.n_places, self.data_parallel, self.loss_name, self.reduce_mode, self.gradient_scale,
-                self.smart_stage, self.compile)
+                self.smart_stage, self.n_trainers, self.fuse_all_reduce, self.fuse_grad_size_mb, self.compile)
 
     @classmethod
     def for_executor(cls, exec_strategy=None, env: Environment | None = None, smart_stage: bool = False) -> RunConfig:
@@ -338,15 +422,17 @@ class RunConfig:
         if exec_strategy is None:
             policy = policy_from_env(None, env)
             if policy is ExecutorPolicy.USE_NORMAL_EXECUTOR:
-                return cls(smart_stage=smart_stage, cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                return cls(smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
+                           cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                            compile=CompileOptions.make(None, env, None))
             return cls(policy=policy, num_threads=THREADS_PER_PLACE, cost_model=_cost_model(None, policy, env),
-                       smart_stage=smart_stage, cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                       smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
+                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                        compile=CompileOptions.make(None, env, policy))
         policy = policy_from_env(exec_strategy.executor_policy, env)
         return cls(policy=policy, num_threads=exec_strategy.num_threads or THREADS_PER_PLACE,
                    cost_model=_cost_model(exec_strategy, policy, env), smart_stage=smart_stage,
-                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                   fuse_grad_size_mb=_fuse_size(env), cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env, policy))
 
     @classmethod
@@ -365,9 +451,22 @@ class RunConfig:
                    gradient_scale=int(build_strategy.gradient_scale_strategy),
                    smart_stage=smart_stage or bool(build_strategy.do_smart_stage or build_strategy.do_smart_stage_gpu),
                    debug_graphviz_path=build_strategy.debug_graphviz_path,
+                   n_trainers=int(build_strategy.num_trainers), trainer_id=int(build_strategy.trainer_id),
+                   fuse_all_reduce=bool(build_strategy.fuse_all_reduce_ops), fuse_grad_size_mb=_fuse_size(env),
                    cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env,
                                                None if sequential else policy, build_strategy))
+
+
+def _fuse_size(env: Environment) -> float:
+    raw = env.get('FLAGS_fuse_parameter_memory_size')
+    if raw is None or raw.strip() == '':
+        return DEFAULT_FUSE_GRAD_SIZE_MB
+    try:
+        size = float(raw)
+    except ValueError:
+        raise ValueError('FLAGS_fuse_parameter_memory_size must be a number of megabytes, got %r' % raw) from None
+    return size if size > 0 else DEFAULT_FUSE_GRAD_SIZE_MB
 
 
 def _cost_model(exec_strategy, policy: ExecutorPolicy, env: Environment) -> CostModelOptions:

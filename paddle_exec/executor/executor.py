@@ -54,6 +54,8 @@ class Executor:
             raise RuntimeError('Attempted to use a closed Executor')
         if program is None:
             program = default_main_program()
+        if getattr(program, '_graph', None) is not None:   # a program a distributed optimizer compiled (Paddle 2.x)
+            program = program._graph
         if hasattr(program, '_run_with'):          # CompiledProgram
             return program._run_with(self, feed=feed, fetch_list=fetch_list, scope=scope,
                                      return_numpy=return_numpy, return_merged=return_merged)

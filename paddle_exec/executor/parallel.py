@@ -6,6 +6,10 @@
     pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main)
     loss_values, = pe.run(fetch_list=[loss.name], feed={'x': x, 'y': y})
 
+With BuildStrategy.num_trainers > 1 (Paddle 1.x's nccl2 mode, set by fluid.incubate.fleet.collective) the
+program is one of several trainer processes (paddle_exec.distributed): trainer 0's persistables are broadcast at
+the first run and gradients are summed over the places, then across the trainers (passes/collective.py).
+
 Both are thin: a CompiledProgram checks its arguments and, at its first run, builds a RunConfig (config.py) from
 its strategies, its places (`places=` of with_data_parallel, else CPU_NUM) and the environment, and makes a
 data-parallel Runner (runner.py: Paddle's C++ ParallelExecutor), which owns the place scopes, the policy (its thread
@@ -23,6 +27,7 @@ from ..framework.program import Program, default_main_program
 from ..framework.scope import Scope, global_scope
 from .config import RunConfig, cpu_place_count
 from .executor import Executor, cost_model_of
+from .passes.collective import check_trainers
 from .runner import Runner
 from .strategy import BuildStrategy, ExecutionStrategy, resolve_num_threads
 
@@ -30,13 +35,10 @@ __all__ = ['ParallelExecutor', 'CompiledProgram']
 
 
 def _validate_build_strategy(bs: BuildStrategy, program: Program, n_places: int) -> None:
-    if bs.num_trainers > 1:
-        raise NotImplementedError('BuildStrategy.num_trainers = %d: multi-trainer (multi-process) training is not '
-                                  'supported by paddle_exec, which runs one process over CPU_NUM places'
-                                  % bs.num_trainers)
     if bs.trainer_id >= bs.num_trainers:
         raise ValueError('BuildStrategy.trainer_id (%d) must be smaller than num_trainers (%d)'
                          % (bs.trainer_id, bs.num_trainers))
+    check_trainers(bs.num_trainers, bs.trainer_id)     # several trainers: this process must be one of the job
     if bs.sync_batch_norm and n_places > 1 and any(op.type == 'batch_norm' for op in program.global_block().ops):
         raise NotImplementedError('BuildStrategy.sync_batch_norm is not supported: batch_norm statistics are '
                                   'computed per place')

@@ -117,9 +117,9 @@ class RecipeCache:
 def can_keep(plan, block, feed: dict) -> bool:
     """Whether runs of `plan` with this feed may take the lean path: every fed name a variable of the block that is
     not persistable (a persistable feed is copied into the scope every run), no stage runtime or place index to
-    bind, and arrays already of the declared dtypes."""
-    if plan.binds_runtimes or plan.n_places != 1:
-        return False
+    bind, no LoD, and arrays already of the declared dtypes."""
+    if plan.binds_runtimes or plan.n_places != 1 or plan.places[0].lod is not None:
+        return False                # the recipe binds no runtimes and no LoD
     have = block.vars
     for name, value in feed.items():
         var = have.get(name)

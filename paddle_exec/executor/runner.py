@@ -10,10 +10,11 @@ Runner. A run:
   1. the fetched names; data parallel: Paddle's up-front check that each names a program variable (or a feed);
   2. the scopes: the plain Executor runs in the scope passed to run(); a data-parallel runner in its place scopes
      (place 0 is the user's scope, places 1.. kid scopes of it, or those of `share_from`), persistables broadcast
-     from place 0 at the first run (copied; shared under Reduce for what only run-once optimizer ops write);
+     from place 0 (and first from trainer 0, with several trainers) at the first run (copied; shared under Reduce
+     for what only run-once optimizer ops write);
   3. the feeds: one dict (names the program lacks are dropped with Paddle's warning), or, data parallel, split
      over the places (feed.split_feeds: ceil rule, per-device checks, persistable feeds, partial inference runs);
-  4. the plan, from the runner's one bounded PlanCache (compile.py);
+  4. the plan, from the runner's one bounded PlanCache (compile.py), keyed also by which feeds carry LoD;
   5. num_iteration_per_run times: fresh values; each place's feeds (FeedBinding) and scope inputs bound; the
      policy runs the nodes; persistables written back to each place's scope;
   6. the fetches of the last iteration (feed.fetch_results); data parallel: Paddle's drop-scope counting, which
@@ -36,6 +37,7 @@ gets its own fetches. Concurrent first runs of a CompiledProgram make one runner
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -45,6 +47,9 @@ from ..ops.reader import PlaceIndex
 from . import feed as feeding
 from .compile import PlanCache
 from .config import RunConfig
+from .flags import load_flags
+from .instrument import INSTRUMENTS, PLAIN_PHASES, instrumented, phases
+from .passes.collective import sync_persistables
 from .passes.data_parallel import shared_persistables
 from .passes.stage import PLACE_VAR, STAGE_VAR
 from .policies.registry import policy_for_config
@@ -81,6 +86,7 @@ class Runner:
     """See the module docstring."""
 
     def __init__(self, config: RunConfig, scope: Scope | None = None, share_from: Runner | None = None):
+        load_flags()                            # FLAGS_* from the environment take effect from the first run
         self.config = config
         self.closed = False
         self.plans = PlanCache()
@@ -102,7 +108,7 @@ class Runner:
                 self.scopes = share_from.scopes
             else:
                 self.scopes = [scope] + [scope.new_scope() for _ in range(config.n_places - 1)]
-            self._needs_broadcast = share_from is None and config.n_places > 1
+            self._needs_broadcast = share_from is None and (config.n_places > 1 or config.n_trainers > 1)
         runs = _run_counter(weakref.ref(self))
         self.place_indices = [PlaceIndex(p, runs) for p in range(config.n_places)]
 
@@ -145,7 +151,7 @@ class Runner:
         names = feeding.fetch_names(fetch_list)
         if not config.data_parallel:
             return self._run_one_place(program, feed, names, scope, return_numpy)
-        sig = feed_signature(feed) if config.n_places == 1 and not config.dry_run else None
+        sig = feed_signature(feed) if config.n_places == 1 and not config.dry_run and not INSTRUMENTS.on else None
         if sig is not None:
             recipe = self.recipes.get(program, tuple(names), sig)
             if recipe is not None:              # made after a run that passed the fetch check below
@@ -170,26 +176,51 @@ class Runner:
         """A data-parallel run (steps 3 to 6 of the module docstring)."""
         config = self.config
         is_inference = self.plans.physical(program, config).is_inference
-        place_feeds, n_run = feeding.split_feeds(program.global_block(), feed, config.n_places, is_inference, scopes)
+        block = program.global_block()
+        place_feeds, n_run, place_lods = feeding.split_feeds(block, feed, config.n_places, is_inference, scopes)
         if config.dry_run:
             return [None] * len(names)
-        plan = self.plans.plan(program, tuple(place_feeds[0]) if place_feeds else (), tuple(names), n_run, config)
+        feed_lod = tuple((name, len(lod)) for name, lod in place_lods[0].items()) if place_lods else ()
+        plan = self.plans.plan(program, tuple(place_feeds[0]) if place_feeds else (), tuple(names), n_run, config,
+                               feed_lod)
+        return self._execute(program, plan, place_feeds, n_run, scopes, names, return_numpy, return_merged,
+                             place_lods)
+
+    def _execute(self, program, plan, place_feeds: list, n_run: int, scopes: list, names: list, return_numpy: bool,
+                 return_merged: bool, place_lods: list | None = None) -> list:
+        """Steps 5 and 6 of a run: bind (feeds, scope values, LoDs), let the policy run the nodes, write back, fetch;
+        with the instruments that are on (instrument.py: the profiler's events, FLAGS_check_nan_inf)."""
+        config = self.config
         if plan.binds_runtimes:
             self._bind_runtimes(program, plan, scopes)
+        ph, recorder = PLAIN_PHASES, None
+        if INSTRUMENTS.on:
+            plan, ph, recorder = instrumented(plan), phases(), INSTRUMENTS.recorder
+        start = time.perf_counter_ns()
         policy = self.policy
-        places = plan.places
+        places, bindings = plan.places, plan.feed_bindings
         values = None
         for _ in range(config.num_iteration_per_run):
             values = plan.new_values()
             for p in range(n_run):
-                slots = places[p].feed_slots
-                for name, value in place_feeds[p].items():     # converted and checked by split_feeds
-                    values[slots[name]] = value
-                feeding.bind_scope_inputs(places[p].scope_inputs, values, scopes[p])
+                place = places[p]
+                if bindings:
+                    ph.bind_feed(bindings[p], place_feeds[p], values, scopes[p])
+                else:
+                    ph.assign_feed(place.feed_slots, place_feeds[p], values)
+                ph.bind_scope_inputs(place.scope_inputs, values, scopes[p])
+                if place.lod is not None:
+                    feeding.bind_lods(place.lod, place_lods[p] if place_lods else None, values, scopes[p])
             policy.run(plan, values)
             for p in range(n_run):
-                feeding.write_scope_outputs(places[p].scope_outputs, values, scopes[p])
-        return feeding.fetch_results(plan, values, names, n_run, return_numpy, return_merged, True)
+                ph.write_scope_outputs(places[p].scope_outputs, values, scopes[p])
+                if places[p].lod is not None:
+                    feeding.write_scope_lods(places[p].lod.scope_outputs, values, scopes[p])
+        results = feeding.fetch_results(plan, values, names, n_run, return_numpy, return_merged,
+                                        config.data_parallel, ph.as_fetch_result)
+        if recorder is not None:
+            recorder.add('run', 'run', start, time.perf_counter_ns(), args={'places': n_run})
+        return results
 
     def _keep_recipe(self, program, names: list, sig: tuple, feed: dict) -> None:
         """After a checked run: the recipe for later runs with the same feed signature (recipes.py)."""
@@ -215,7 +246,7 @@ class Runner:
     def _run_one_place(self, program, feed, names: list, scope: Scope, return_numpy: bool) -> list:
         """The plain Executor's run: the same steps on one place, without the per-place loops (its per-call cost
         is what serving small models pays). A feed signature seen before runs by its recipe (recipes.py)."""
-        sig = feed_signature(feed)
+        sig = None if INSTRUMENTS.on else feed_signature(feed)     # the instruments need the full path
         if sig is not None:
             recipe = self.recipes.get(program, tuple(names), sig)
             if recipe is not None:
@@ -228,16 +259,23 @@ class Runner:
                 feed = feed[0]
             elif feed is None:
                 feed = {}
-        feed = feeding.known_feeds(program.global_block(), feed)
-        plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config)
-        if plan.binds_runtimes:
-            self._bind_runtimes(program, plan, [scope])
+        block = program.global_block()
+        feed = feeding.known_feeds(block, feed)
+        plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config,
+                               feeding.feed_lod_levels(block, feed))
+        if plan.binds_runtimes or INSTRUMENTS.on:
+            return self._execute(program, plan, [feed], 1, [scope], names, return_numpy, True)
         place = plan.places[0]
         values = plan.new_values()
         plan.feed_bindings[0].bind(feed, values, scope)
         feeding.bind_scope_inputs(place.scope_inputs, values, scope)
+        if place.lod is not None:
+            feeding.bind_lods(place.lod, None, values, scope)
         self.policy.run(plan, values)
         feeding.write_scope_outputs(place.scope_outputs, values, scope)
+        if place.lod is not None:
+            feeding.write_scope_lods(place.lod.scope_outputs, values, scope)
+            return feeding.fetch_results(plan, values, names, 1, return_numpy, True, False)
         results = [feeding.as_fetch_result(values[s], return_numpy, copy)
                    for s, copy in zip(place.fetch_slots, plan.analysis.fetch_copy)]
         if sig is not None and can_keep(plan, program.global_block(), feed):
@@ -270,12 +308,15 @@ class Runner:
         return entry
 
     def _broadcast(self, program) -> None:
-        """Persistables from the user's scope to the other places (Paddle's BCastParamsToDevices)."""
+        """Persistables from the user's scope to the other places, and from trainer 0 to the other trainers
+        (Paddle's BCastParamsToDevices)."""
         config = self.config
         shared = shared_persistables(program, config.n_places, config.loss_name, config.reduce_mode,
                                      config.gradient_scale)
         names = sorted({v.name for v in program.list_vars() if v.persistable})
         main = self.scopes[0]
+        if config.n_trainers > 1:           # trainer 0's values first (across the processes)
+            sync_persistables(names, main)
         for name in names:
             sv = main.find_var(name)
             if sv is None or sv.tensor.value is None:

@@ -39,8 +39,10 @@ import threading
 import time
 
 from ..framework.errors import EOFException
+from ..framework.scope import LoDTensor
 from ..ops import reader as reader_ops
-from .feed import bind_scope_inputs, write_scope_outputs
+from .feed import bind_lods, bind_scope_inputs, write_scope_outputs
+from .instrument import INSTRUMENTS
 from .policies.base import run_in_order
 
 __all__ = ['StageRuntime', 'OrderedBuffer']
@@ -224,9 +226,13 @@ class StageRuntime:
     def _produce(self, plan, epoch: _Epoch) -> None:
         reader_ops.set_thread_cancel_event(epoch.stop)
         carried = plan.plan.fetch_slots
+        lod = plan.plan.places[0].lod
+        # carried values that carry LoD travel as LoDTensors; `unstage` gives their LoD to its outputs
+        carried_lod = [(k, s) for k, s in enumerate(lod.fetch_slots) if s is not None] if lod is not None else []
         new_values, scope_inputs, scope_outputs = plan.plan.new_values, plan.plan.scope_inputs, plan.plan.scope_outputs
         try:
             while not epoch.stop.is_set():
+                started = time.perf_counter_ns()
                 values = new_values()
                 entry = None
                 with self._source_lock:
@@ -235,6 +241,8 @@ class StageRuntime:
                     reader_ops.collect_sources(start=True)
                     try:
                         bind_scope_inputs(scope_inputs, values, self.scope)
+                        if lod is not None:
+                            bind_lods(lod, None, values, self.scope)
                         run_in_order(plan.sources, values)
                     except reader_ops.ReaderCancelled:
                         return
@@ -259,7 +267,11 @@ class StageRuntime:
                     try:
                         run_in_order(plan.rest, values)
                         write_scope_outputs(scope_outputs, values, self.scope)
-                        entry = ('batch', [values[s] for s in carried], sources)
+                        batch = [values[s] for s in carried]
+                        for k, s in carried_lod:
+                            if values[s]:
+                                batch[k] = LoDTensor(batch[k], values[s])
+                        entry = ('batch', batch, sources)
                     except reader_ops.ReaderCancelled:
                         return
                     except BaseException as exc:  # noqa: BLE001
@@ -267,6 +279,10 @@ class StageRuntime:
                             epoch.source_done = True
                         entry = ('error', exc, sources)
                     values = None
+                recorder = INSTRUMENTS.recorder
+                if recorder is not None:                # the profiler: one event per producer iteration
+                    recorder.add('%s producer (batch %d)' % (self.name, seq), 'stage', started,
+                                 time.perf_counter_ns())
                 if not self.buffer.put(seq, entry, epoch.stop, self.timeout, self.name) or entry[0] != 'batch':
                     return
         finally:
@@ -284,7 +300,11 @@ class StageRuntime:
     def _pop_one(self) -> list:
         while True:
             epoch = self._ensure_epoch()
+            started = time.perf_counter_ns()
             kind, payload, sources = self.buffer.take(self.timeout, self.name, epoch.stop)
+            recorder = INSTRUMENTS.recorder
+            if recorder is not None:                    # the profiler: how long the step waited for its batch
+                recorder.add('%s prefetch wait' % self.name, 'stage', started, time.perf_counter_ns())
             stale = any(q.generation != g for q, g in sources)
             if kind == 'batch':
                 if not stale:

@@ -160,7 +160,8 @@ class BuildStrategy(_Strategy):
     debug_graphviz_path      when set, compiling writes `<path>_original_graph` and `<path>_multi_devices_graph`,
                              Graphviz `.dot` text of the program and of the compiled multi-place graph
     enable_sequential_execution  run the ops one at a time in program order
-    num_trainers, trainer_id multi-process training; only one trainer is supported on this CPU-only executor
+    num_trainers, trainer_id multi-process training (Paddle 1.x's nccl2 mode, over MPI here): this process is
+                             trainer `trainer_id` of a job of `num_trainers` (docs/distributed.md)
     memory_optimize          None, True or False. Values are freed after their last use in any case.
     sync_batch_norm          not supported with more than one place (raises when the program has batch_norm)
     fuse_elewise_add_act_ops inside compiled segments, elementwise_add + activation (relu, sigmoid, tanh, scale, ...)

@@ -3,6 +3,8 @@ part of 1.8.5's that paddle_exec implements; the base class Initializer is a mod
 set_global_initializer is 2.x's fluid.initializer name."""
 from ..initializer import (  # noqa: F401  (Initializer: outside __all__)
     MSRA,
+    Bilinear,
+    BilinearInitializer,
     Constant,
     ConstantInitializer,
     Initializer,
@@ -19,6 +21,6 @@ from ..initializer import (  # noqa: F401  (Initializer: outside __all__)
     set_global_initializer,
 )
 
-__all__ = ['Constant', 'ConstantInitializer', 'MSRA', 'MSRAInitializer', 'Normal', 'NormalInitializer',
-           'NumpyArrayInitializer', 'TruncatedNormal', 'TruncatedNormalInitializer', 'Uniform', 'UniformInitializer',
-           'Xavier', 'XavierInitializer']
+__all__ = ['Bilinear', 'BilinearInitializer', 'Constant', 'ConstantInitializer', 'MSRA', 'MSRAInitializer', 'Normal',
+           'NormalInitializer', 'NumpyArrayInitializer', 'TruncatedNormal', 'TruncatedNormalInitializer', 'Uniform',
+           'UniformInitializer', 'Xavier', 'XavierInitializer']

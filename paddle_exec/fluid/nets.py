@@ -8,8 +8,7 @@ simple_img_conv_pool   conv2d then pool2d
 img_conv_group         per filter count: conv2d [+ batch_norm [+ dropout]], then one pool2d (the VGG block)
 glu                    split in two along `dim`, a * sigmoid(b)
 scaled_dot_product_attention   multi-head attention without masking (fc projections when num_heads > 1)
-
-sequence_conv_pool needs LoD sequence ops, which paddle_exec does not have.
+sequence_conv_pool     sequence_conv (with bias and `act`) then sequence_pool over each sequence
 Layers are looked up on fluid.layers when a net is built, so a net works as soon as the layers it uses exist.
 """
 from __future__ import annotations
@@ -19,7 +18,7 @@ from ..framework.variable import Variable
 from ..layers.checks import check_variable_and_dtype
 from . import layers
 
-__all__ = ['simple_img_conv_pool', 'glu', 'scaled_dot_product_attention', 'img_conv_group']
+__all__ = ['simple_img_conv_pool', 'sequence_conv_pool', 'glu', 'scaled_dot_product_attention', 'img_conv_group']
 
 
 def simple_img_conv_pool(input, num_filters, filter_size, pool_size, pool_stride, pool_padding=0, pool_type='max',
@@ -31,6 +30,16 @@ def simple_img_conv_pool(input, num_filters, filter_size, pool_size, pool_stride
                              param_attr=param_attr, bias_attr=bias_attr, act=act, use_cudnn=use_cudnn)
     return layers.pool2d(input=conv_out, pool_size=pool_size, pool_type=pool_type, pool_stride=pool_stride,
                          pool_padding=pool_padding, global_pooling=global_pooling, use_cudnn=use_cudnn)
+
+
+def sequence_conv_pool(input, num_filters, filter_size, param_attr=None, act='sigmoid', pool_type='max',
+                       bias_attr=None) -> Variable:
+    """sequence_conv (with bias and `act`) followed by sequence_pool of `pool_type` (fluid.nets.sequence_conv_pool):
+    one row per sequence."""
+    check_variable_and_dtype(input, 'input', ['float32', 'float64'], 'input')
+    conv_out = layers.sequence_conv(input=input, num_filters=num_filters, filter_size=filter_size,
+                                    param_attr=param_attr, bias_attr=bias_attr, act=act)
+    return layers.sequence_pool(input=conv_out, pool_type=pool_type)
 
 
 def img_conv_group(input, conv_num_filter, pool_size, conv_padding=1, conv_filter_size=3, conv_act=None,

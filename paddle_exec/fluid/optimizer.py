@@ -5,18 +5,24 @@ Momentum's weight decay as scale + sum ops) and takes 1.8's positional order (`p
 the 2.x keywords (`parameters`, `weight_decay`) are accepted too.
 
 FtrlOptimizer exists only here (paddle.optimizer 2.x has no Ftrl). ModelAverage and ExponentialMovingAverage live in
-paddle_exec.optimizer.averaging and are re-exported here, where Paddle 1.8 has them.
+paddle_exec.optimizer.averaging, LarsMomentum, Dpsgd and DGCMomentum in paddle_exec.optimizer.legacy, the wrapping
+optimizers (Lookahead, Recompute, Pipeline) in paddle_exec.optimizer.meta; they are re-exported here, where Paddle
+1.8 has them.
 """
 from __future__ import annotations
 
 from ..optimizer import optimizers as _v2
 from ..optimizer.averaging import ExponentialMovingAverage, ModelAverage
 from ..optimizer.base import Optimizer, _either
+from ..optimizer.legacy import DGCMomentumOptimizer, DpsgdOptimizer, LarsMomentumOptimizer
+from ..optimizer.meta import LookaheadOptimizer, PipelineOptimizer, RecomputeOptimizer
 
 __all__ = ['SGD', 'Momentum', 'Adagrad', 'Adam', 'Adamax', 'DecayedAdagrad', 'RMSProp', 'SGDOptimizer',
            'MomentumOptimizer', 'AdagradOptimizer', 'AdamOptimizer', 'AdamaxOptimizer', 'DecayedAdagradOptimizer',
            'RMSPropOptimizer', 'Optimizer', 'Lamb', 'LambOptimizer', 'Ftrl', 'FtrlOptimizer', 'ModelAverage',
-           'ExponentialMovingAverage']
+           'ExponentialMovingAverage', 'Adadelta', 'AdadeltaOptimizer', 'LarsMomentum', 'LarsMomentumOptimizer',
+           'Dpsgd', 'DpsgdOptimizer', 'DGCMomentumOptimizer', 'LookaheadOptimizer', 'RecomputeOptimizer',
+           'PipelineOptimizer']
 
 
 class SGDOptimizer(_v2.SGD):
@@ -96,6 +102,20 @@ class LambOptimizer(_v2.Lamb):
                          regularization=regularization)
 
 
+class AdadeltaOptimizer(_v2.Adadelta):
+    """Paddle 1.8's adadelta: the update is not multiplied by the learning rate (the op has no LearningRate)."""
+    _paddle2 = False
+
+    def __init__(self, learning_rate, epsilon=1.0e-6, rho=0.95, parameter_list=None, regularization=None,
+                 grad_clip=None, name=None, *, parameters=None, weight_decay=None):
+        if epsilon is None:
+            raise ValueError('epsilon is not set.')
+        if rho is None:
+            raise ValueError('rho is not set.')
+        super().__init__(learning_rate, epsilon, rho, parameters, weight_decay, grad_clip, name,
+                         parameter_list=parameter_list, regularization=regularization)
+
+
 class FtrlOptimizer(Optimizer):
     """FTRL-proximal (the `ftrl` op, accumulators `squared` and `linear`); dense gradients only, as in Paddle 1.8.
 
@@ -140,3 +160,6 @@ DecayedAdagrad = DecayedAdagradOptimizer
 RMSProp = RMSPropOptimizer
 Lamb = LambOptimizer
 Ftrl = FtrlOptimizer
+Adadelta = AdadeltaOptimizer
+LarsMomentum = LarsMomentumOptimizer
+Dpsgd = DpsgdOptimizer

@@ -101,3 +101,86 @@ def convert_dtype(dtype) -> str:
 
 def is_float(dtype) -> bool:
     return to_var_type(dtype) in FLOAT_TYPES
+
+
+COMPLEX_TYPES = (VarType.COMPLEX64, VarType.COMPLEX128)
+_REAL_OF_COMPLEX = {VarType.COMPLEX64: VarType.FP32, VarType.COMPLEX128: VarType.FP64}
+_COMPLEX_OF_REAL = {VarType.FP32: VarType.COMPLEX64, VarType.FP64: VarType.COMPLEX128}
+
+
+def is_complex(dtype) -> bool:
+    return to_var_type(dtype) in COMPLEX_TYPES
+
+
+def real_dtype(dtype) -> VarType:
+    """complex64 -> float32, complex128 -> float64; a real dtype is itself."""
+    vt = to_var_type(dtype)
+    return _REAL_OF_COMPLEX.get(vt, vt)
+
+
+def complex_dtype(dtype) -> VarType:
+    """float32 -> complex64, float64 -> complex128 (Paddle's rule for fft of real input); complex stays."""
+    vt = to_var_type(dtype)
+    if vt in COMPLEX_TYPES:
+        return vt
+    if vt not in _COMPLEX_OF_REAL:
+        raise TypeError('data type %s has no complex counterpart (float32 and float64 do)' % convert_dtype(vt))
+    return _COMPLEX_OF_REAL[vt]
+
+
+# --- Paddle 2.x's default float dtype and the numeric limits of dtypes (paddle.finfo / paddle.iinfo) ----------------
+
+_DEFAULT_DTYPE = {'name': 'float32'}
+
+
+def get_default_dtype() -> str:
+    """paddle.get_default_dtype: the float dtype 2.x builders use when none is given ('float32' at start)."""
+    return _DEFAULT_DTYPE['name']
+
+
+def set_default_dtype(d) -> None:
+    """paddle.set_default_dtype: float16, float32 or float64 (a string, numpy dtype or VarType)."""
+    name = convert_dtype(d) if not isinstance(d, type) else np.dtype(d).name
+    if name not in ('float16', 'float32', 'float64', 'bfloat16'):
+        raise TypeError('set_default_dtype only supports [float16, float32, float64, bfloat16] , but received %s'
+                        % name)
+    _DEFAULT_DTYPE['name'] = name
+
+
+class finfo:  # noqa: N801 - Paddle's name
+    """paddle.finfo(dtype): the machine limits of a float dtype (bfloat16's from its 8-bit exponent and 7-bit
+    mantissa; the others numpy's)."""
+
+    def __init__(self, dtype):
+        name = convert_dtype(dtype)
+        if name == 'bfloat16':
+            self.bits, self.eps, self.max, self.tiny, self.resolution = 16, 2.0 ** -7, 3.3895313892515355e+38, \
+                2.0 ** -126, 0.01
+            self.min, self.smallest_normal = -self.max, self.tiny
+        elif name in ('float16', 'float32', 'float64', 'complex64', 'complex128'):
+            info = np.finfo(np.dtype(name))
+            self.bits, self.eps, self.max, self.min = int(info.bits), float(info.eps), float(info.max), float(info.min)
+            self.tiny = self.smallest_normal = float(info.tiny)
+            self.resolution = float(info.resolution)
+        else:
+            raise TypeError('finfo takes a float dtype, got %s' % name)
+        self.dtype = 'float32' if name == 'complex64' else ('float64' if name == 'complex128' else name)
+
+    def __repr__(self) -> str:
+        return ('paddle.finfo(min=%g, max=%g, eps=%g, resolution=%g, smallest_normal=%g, tiny=%g, bits=%d, '
+                'dtype=%s)' % (self.min, self.max, self.eps, self.resolution, self.smallest_normal, self.tiny,
+                               self.bits, self.dtype))
+
+
+class iinfo:  # noqa: N801 - Paddle's name
+    """paddle.iinfo(dtype): the limits of an integer dtype."""
+
+    def __init__(self, dtype):
+        name = convert_dtype(dtype)
+        if name not in ('uint8', 'int8', 'int16', 'int32', 'int64'):
+            raise TypeError('iinfo takes an integer dtype, got %s' % name)
+        info = np.iinfo(np.dtype(name))
+        self.bits, self.min, self.max, self.dtype = int(info.bits), int(info.min), int(info.max), name
+
+    def __repr__(self) -> str:
+        return 'paddle.iinfo(min=%d, max=%d, bits=%d, dtype=%s)' % (self.min, self.max, self.bits, self.dtype)

@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-__all__ = ['Generator', 'default_cpu_generator', 'seed', 'op_seed']
+__all__ = ['Generator', 'GeneratorState', 'default_cpu_generator', 'seed', 'op_seed']
 
 _MAX_OP_SEED = 2 ** 31 - 1
 
@@ -51,6 +51,24 @@ class Generator:
         """The seed last given, None while the generator was never seeded."""
         return self._initial_seed
 
+    def get_state(self) -> GeneratorState:
+        """A snapshot of the generator (Paddle's GeneratorState): the seed and the position of the op-seed stream."""
+        with self._lock:
+            state = None if self._stream is None else self._stream.bit_generator.state
+            return GeneratorState(self._initial_seed, state)
+
+    def set_state(self, state: GeneratorState) -> None:
+        """Puts the generator back where get_state found it: the same op seeds follow."""
+        if not isinstance(state, GeneratorState):
+            raise TypeError('set_state expects a GeneratorState (from get_state), got %s' % type(state).__name__)
+        with self._lock:
+            self._initial_seed = state.initial_seed
+            if state.stream_state is None:
+                self._stream = None
+            else:
+                self._stream = np.random.default_rng()
+                self._stream.bit_generator.state = state.stream_state
+
     @property
     def is_seeded(self) -> bool:
         return self._stream is not None
@@ -61,6 +79,17 @@ class Generator:
             if self._stream is None:
                 return None
             return int(self._stream.integers(1, _MAX_OP_SEED, endpoint=True))
+
+
+class GeneratorState:
+    """What Generator.get_state returns: the initial seed and the numpy bit generator's state."""
+
+    def __init__(self, initial_seed, stream_state):
+        self.initial_seed = initial_seed
+        self.stream_state = stream_state
+
+    def current_seed(self):
+        return self.initial_seed
 
 
 _default_cpu_generator = Generator()

@@ -18,6 +18,7 @@
                                       runs it while the segment compiles; None for an instance that cannot be
                                       compiled (a sparse gradient, an attribute the numba function lacks), which
                                       then runs on its own as an ordinary node
+    LOD_RULES     type -> fn(LoDContext)      how the op passes LoD on (see "LoD rules" below)
 
 What the layers above hand in, so that nothing here imports them: a kernel factory that runs a sub-block
 (control flow) gets it compiled through `spec.compile_block(block, feed_names, fetch_names)`, which the executor's
@@ -27,6 +28,26 @@ compile step provides as the spec's `context`; a grad maker that differentiates 
 Adding an op is one module edit in `paddle_exec/ops/<family>.py`: `defop(...)` plus its rules. The executor
 never changes. `defop(..., grad=GradSpec)` also defines the `<type>_grad` op's schema and a default grad maker
 that wires forward inputs/outputs and their `@GRAD` names the way Paddle's DefaultGradOpMaker does.
+
+LoD rules. A LoD rule states, given how many LoD levels the op's inputs carry, what LoD its outputs get; the same
+rule runs at build time (infer_shape: it sets the outputs' compile-time `lod_level`, as Paddle's compile-time
+ShareLoD does) and when a plan is made (executor/passes/lod.py: it decides which values carry LoD at run time and
+what each step does with it). What a rule may declare, on a LoDContext:
+
+    ctx.share('X', 'Out')           Out gets X's LoD: one slot copy in the step, no kernel change
+    ctx.share_if_rows_kept('X', 'Out')   the same, but at run time only when Out has as many rows as X (Paddle's
+                                    reshape: "only pass LoD when the first dimension is unchanged")
+    ctx.read('X')                   the kernel gets X's LoD as an extra input after its schema inputs (in the
+                                    order of the reads; a list for a duplicable slot; None when X has no LoD)
+    ctx.compute('Out', levels)      the kernel returns Out's LoD as an extra output after its schema outputs (in
+                                    the order of the computes), a LoD of `levels` levels (0: Out carries none;
+                                    a duplicable slot: a list of LoDs, `levels` one int per variable or one for all)
+    ctx.derive('Out', fn, ['X', 'Y'], levels)    Out's LoD is fn(LoD of X, LoD of Y), computed in the step
+                                    before the kernel, from the LoDs alone (concat on axis 0, lod_reset)
+Anything not declared has no LoD. Ops without a rule get `default_lod_rule`: a `<type>_grad` op shares each
+forward input's LoD with that input's gradient; any other op with slots X and Out shares X's LoD with Out when
+Out keeps X's rows (compile-time first dimensions equal, and checked again at run time), which is Paddle's
+common ShareLoD("X", "Out"). Ops where Paddle differs register a rule (ops/lod_rules.py lists them).
 
 Each rule is registered once per op type: a second `defop`, `shape_rule`, `kernel_rule` or `grad_rule` for the
 same type raises ValueError naming the type and both places (file:line), so two family modules can never
@@ -104,6 +125,7 @@ SHAPE_RULES: RuleTable = RuleTable('shape rule')
 KERNEL_RULES: RuleTable = RuleTable('kernel rule')
 GRAD_RULES: RuleTable = RuleTable('grad rule')
 SEGMENT_RULES: RuleTable = RuleTable('segment rule')
+LOD_RULES: RuleTable = RuleTable('LoD rule')
 
 
 def _caller_site(depth: int = 2) -> tuple:
@@ -191,6 +213,17 @@ def segment_rule(*types: str):
     return register
 
 
+def lod_rule(*types: str):
+    """Decorator: `fn(LoDContext)` is the LoD rule of each of `types` (see the module docstring)."""
+    site = _caller_site()
+
+    def register(fn):
+        for t in types:
+            LOD_RULES.register(t, fn, site)
+        return fn
+    return register
+
+
 def get(type: str) -> OpInfo:
     info = OPS.get(type)
     if info is None:
@@ -272,9 +305,156 @@ class ShapeContext:
 
 
 def infer_shape(op) -> None:
+    """The op's shape rule, then its LoD rule at compile time (outputs' `lod_level`)."""
     rule = SHAPE_RULES.get(op.type)
     if rule is not None:
         rule(ShapeContext(op))
+    apply_compile_time_lod(op)
+
+
+# --- LoD rules ----------------------------------------------------------------------------------------------------
+
+class LoDContext:
+    """What a LoD rule sees: the op (attributes, compile-time variables) and how many LoD levels each input
+    carries (`levels`); what it declares is collected in `actions` (see the module docstring):
+
+        ('share', src_name, dst_name, rows_checked)
+        ('read', slot)                     ('compute', slot, levels)
+        ('derive', dst_slot, fn, src_slots, levels)
+    """
+
+    def __init__(self, op, levels_of, sub_block_levels=None):
+        self.op = op
+        self.attrs = op.attrs
+        self._levels_of = levels_of
+        self._sub_block_levels = sub_block_levels
+        self.actions: list[tuple] = []
+
+    @property
+    def compile_time(self) -> bool:
+        """True when the rule runs at build time (infer_shape), False when a plan is made."""
+        return self._sub_block_levels is None
+
+    def name_levels(self, name: str) -> int:
+        """LoD levels the variable `name` carries (0: none)."""
+        return self._levels_of(name) if name != EMPTY_VAR_NAME else 0
+
+    def sub_block_levels(self, block, feed_names, feed_levels: dict, fetch_names) -> dict:
+        """name -> LoD levels of `fetch_names` after `block` runs once fed `feed_names`, of which those in
+        `feed_levels` carry LoD (plan time only: {} at build time). What a control-flow op's rule asks."""
+        if self._sub_block_levels is None:
+            return {}
+        return self._sub_block_levels(block, list(feed_names), dict(feed_levels), list(fetch_names))
+
+    def attr(self, name: str, default=None):
+        return self.attrs.get(name, default)
+
+    def input_names(self, slot: str) -> list[str]:
+        return [n for n in self.op.inputs.get(slot) or [] if n != EMPTY_VAR_NAME]
+
+    def output_names(self, slot: str) -> list[str]:
+        return [n for n in self.op.outputs.get(slot) or [] if n != EMPTY_VAR_NAME]
+
+    def has_input(self, slot: str) -> bool:
+        return bool(self.input_names(slot))
+
+    def has_output(self, slot: str) -> bool:
+        return bool(self.output_names(slot))
+
+    def levels(self, slot: str, i: int = 0) -> int:
+        """LoD levels of the i-th variable of input slot `slot` (0 when absent or without LoD)."""
+        names = self.op.inputs.get(slot) or []
+        if i >= len(names) or names[i] == EMPTY_VAR_NAME:
+            return 0
+        return self._levels_of(names[i])
+
+    def var(self, name: str):
+        """The compile-time Variable called `name` (None if the block has none)."""
+        return self.op.block._find_var_recursive(name)
+
+    def share(self, src: str, dst: str, i: int = 0) -> None:
+        """Every variable of output slot `dst` gets the LoD of the i-th variable of input slot `src`."""
+        self._share(src, dst, i, False)
+
+    def share_if_rows_kept(self, src: str, dst: str, i: int = 0) -> None:
+        """share(), but at run time only when the output has as many rows as the input."""
+        self._share(src, dst, i, True)
+
+    def _share(self, src: str, dst: str, i: int, checked: bool) -> None:
+        names = self.op.inputs.get(src) or []
+        if i >= len(names) or names[i] == EMPTY_VAR_NAME:
+            return
+        for out in self.output_names(dst):
+            self.actions.append(('share', names[i], out, checked))
+
+    def read(self, slot: str) -> None:
+        self.actions.append(('read', slot))
+
+    def compute(self, slot: str, levels) -> None:
+        """`levels`: an int, or for a duplicable slot one int per variable."""
+        levels = [int(n) for n in levels] if isinstance(levels, (list, tuple)) else int(levels)
+        self.actions.append(('compute', slot, levels))
+
+    def derive(self, dst: str, fn, srcs, levels: int) -> None:
+        self.actions.append(('derive', dst, fn, tuple(srcs), int(levels)))
+
+
+def rows_kept(op, src: str, dst: str) -> bool:
+    """Whether compile-time shapes say variable `dst` has as many rows as `src` (equal first dimensions, -1 with
+    -1): the condition under which the default rule shares LoD."""
+    block = op.block
+    a, b = block._find_var_recursive(src), block._find_var_recursive(dst)
+    if a is None or b is None or not a.has_shape() or not b.has_shape() or not a.shape or not b.shape:
+        return False
+    return a.shape[0] == b.shape[0]
+
+
+def default_lod_rule(ctx: LoDContext) -> None:
+    """Paddle's common ShareLoD (see the module docstring)."""
+    op = ctx.op
+    if op.type.endswith('_grad'):
+        for slot in op.outputs:
+            if slot.endswith(GRAD_SUFFIX):
+                fwd = slot[:-len(GRAD_SUFFIX)]
+                for k, (src, dst) in enumerate(zip(op.inputs.get(fwd) or [], op.outputs[slot])):
+                    if src != EMPTY_VAR_NAME and dst != EMPTY_VAR_NAME:
+                        ctx.actions.append(('share', src, dst, False))
+        return
+    xs, outs = ctx.input_names('X'), ctx.output_names('Out')
+    if xs and len(outs) == 1 and rows_kept(op, xs[0], outs[0]):
+        ctx.share_if_rows_kept('X', 'Out')
+
+
+def lod_rule_of(type: str):
+    return LOD_RULES.get(type, default_lod_rule)
+
+
+def apply_compile_time_lod(op) -> None:
+    """Runs the op's LoD rule on compile-time `lod_level`s and sets its outputs' `lod_level` (Paddle's
+    compile-time ShareLoD / SetLoDLevel). Outputs the rule says nothing about keep theirs."""
+    block = op.block
+
+    def levels_of(name):
+        v = block._find_var_recursive(name)
+        return int(v.lod_level or 0) if v is not None else 0
+
+    ctx = LoDContext(op, levels_of)
+    lod_rule_of(op.type)(ctx)
+    for action in ctx.actions:
+        kind = action[0]
+        if kind == 'share':
+            targets, level = [action[2]], levels_of(action[1])
+        elif kind == 'compute':
+            targets, level = ctx.output_names(action[1]), action[2]
+        elif kind == 'derive':
+            targets, level = ctx.output_names(action[1]), action[4]
+        else:
+            continue
+        levels = level if isinstance(level, list) else [level] * len(targets)
+        for name, n in zip(targets, levels):
+            v = block._find_var_recursive(name)
+            if v is not None:
+                v.lod_level = n
 
 
 def _grad_shape_rule(ctx: ShapeContext) -> None:
@@ -295,19 +475,33 @@ class KernelSpec:
     """What a kernel factory sees when a plan is built: the op, its attributes, which slots are wired, and the
     compile context (see the module docstring)."""
 
-    def __init__(self, op, info: OpInfo, context=None):
+    def __init__(self, op, info: OpInfo, context=None, lod=None):
         self.op = op
         self.info = info
         self.attrs = op.attrs
         self.type = op.type
         self.context = context
+        self.lod = lod            # the op's run-time LoD facts (executor/passes/lod.py OpLoD), None without LoD
 
-    def compile_block(self, block, feed_names, fetch_names):
-        """`block` compiled into a plan of its own (nodes, slot_of, fetch_slots, scope_inputs, run_in_order)."""
+    def lod_levels(self, slot: str, i: int = 0) -> int:
+        """How many LoD levels the i-th variable of input or output slot `slot` carries at run time in this plan
+        (0: none)."""
+        if self.lod is None:
+            return 0
+        if slot in self.op.inputs:
+            names, levels = self.op.inputs[slot], self.lod.levels
+        else:
+            names, levels = self.op.outputs.get(slot) or [], self.lod.out_levels
+        return levels.get(names[i], 0) if i < len(names) else 0
+
+    def compile_block(self, block, feed_names, fetch_names, feed_lod=()):
+        """`block` compiled into a plan of its own (nodes, slot_of, fetch_slots, scope_inputs, run_in_order);
+        `feed_lod` gives (name, levels) for the fed names that carry LoD (the plan's `places[0].lod` then says
+        where their LoDs go and where fetched LoDs are)."""
         if self.context is None:
             raise RuntimeError("operator '%s' runs a sub-block, which needs the executor's compile context: run "
                                "it through an Executor" % self.type)
-        return self.context.compile_block(block, feed_names, fetch_names)
+        return self.context.compile_block(block, feed_names, fetch_names, tuple(feed_lod))
 
     def attr(self, name: str, default=None):
         return self.attrs.get(name, default)
@@ -327,18 +521,19 @@ class KernelSpec:
         return self.op.block._find_var_recursive(names[i]) if i < len(names) else None
 
 
-def make_kernel(op, context=None):
-    """The per-step function for `op` (see KERNEL_RULES); `context` is the executor's compile context.
+def make_kernel(op, context=None, lod=None):
+    """The per-step function for `op` (see KERNEL_RULES); `context` is the executor's compile context, `lod` the
+    op's run-time LoD facts in this plan (None when it handles no LoD).
 
-    When the context defers kernels (`context.defers(op)`: segments are compiled and the op has a segment rule), the
-    factory runs at the kernel's first call instead (DeferredKernel): an op that ends up inside a compiled segment
-    never needs its own kernel, and some factories compile numba code when they run."""
+    When the context defers kernels (`context.defers(op)`: segments are compiled and the op has a segment rule) and
+    the op handles no LoD, the factory runs at the kernel's first call instead (DeferredKernel): an op that ends up
+    inside a compiled segment never needs its own kernel, and some factories compile numba code when they run."""
     info = get(op.type)
     factory = KERNEL_RULES.get(op.type)
     if factory is None:
         raise NotImplementedError("operator '%s' has no kernel in paddle_exec" % op.type)
-    spec = KernelSpec(op, info, context)
-    if context is not None and context.defers(op):
+    spec = KernelSpec(op, info, context, lod)
+    if lod is None and context is not None and context.defers(op):
         return DeferredKernel(factory, spec)
     return factory(spec)
 

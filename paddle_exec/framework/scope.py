@@ -13,6 +13,7 @@ import numpy as np
 
 from .dtype import to_var_type
 from .fetched_array import FetchedArray
+from .lod import NO_LOD, Lod, as_lod, check_lengths, check_lod, lengths_of, lod_from_lengths, lod_is_valid, lod_to_list
 
 
 class RowIndices(np.ndarray):
@@ -87,17 +88,20 @@ class SelectedRows:
 
 
 class LoDTensor:
-    """A dense tensor: a numpy array (`value`) and an optional LoD.
+    """A dense tensor: a numpy array (`value`) and its LoD (framework/lod.py; `()` when it has none).
 
     As with Paddle's pybind tensor, `np.array(tensor)` and `np.asarray(tensor)` give a copy (writing to it never
     changes the scope) and `set` copies its argument; an uninitialised tensor reads as an empty array of shape [0].
-    Executors reach the array itself through `.value`."""
+    `set_lod` / `set_recursive_sequence_lengths` check the LoD against the rows, as Paddle 1.8 does (EnforceNotMet
+    naming the LoD; an uninitialised tensor takes any well-formed LoD). `lod()` gives offsets and
+    `recursive_sequence_lengths()` lengths, as lists. Executors reach the array through `.value` and the LoD, a
+    tuple of read-only int64 offset arrays, through `._lod`."""
 
     __slots__ = ('value', '_lod')
 
-    def __init__(self, value=None):
+    def __init__(self, value=None, lod: Lod = NO_LOD):
         self.value = value
-        self._lod = []
+        self._lod = lod
 
     def set(self, array, place=None) -> None:
         self.value = np.array(array, copy=True)
@@ -110,23 +114,30 @@ class LoDTensor:
     def _dtype(self):
         return to_var_type(self.value.dtype)
 
-    def lod(self):
-        return self._lod
+    def _rows(self) -> int | None:
+        value = self.value
+        if value is None or isinstance(value, SelectedRows) or np.ndim(value) == 0:
+            return None
+        return int(np.shape(value)[0])
 
-    def set_lod(self, lod):
-        self._lod = [list(level) for level in lod]
+    def lod(self) -> list:
+        return lod_to_list(self._lod)
 
-    def recursive_sequence_lengths(self):
-        return [[b - a for a, b in zip(level[:-1], level[1:])] for level in self._lod]
+    def set_lod(self, lod) -> None:
+        new = as_lod(lod)
+        check_lod(new, self._rows(), 'this LoDTensor')
+        self._lod = new
 
-    def set_recursive_sequence_lengths(self, lengths):
-        lod = []
-        for level in lengths:
-            offsets = [0]
-            for n in level:
-                offsets.append(offsets[-1] + n)
-            lod.append(offsets)
-        self._lod = lod
+    def recursive_sequence_lengths(self) -> list:
+        return lengths_of(self._lod)
+
+    def set_recursive_sequence_lengths(self, lengths) -> None:
+        new = lod_from_lengths(lengths)
+        check_lengths(new, self._rows(), 'this LoDTensor')
+        self._lod = new
+
+    def has_valid_recursive_sequence_lengths(self) -> bool:
+        return lod_is_valid(self._lod, self._rows())
 
     def _is_initialized(self) -> bool:
         return self.value is not None
@@ -164,6 +175,8 @@ class LoDTensor:
         return format(self._as_fetched(), spec) if spec else str(self)
 
     def __repr__(self):
+        if self._lod:
+            return 'LoDTensor(%r, lod=%s)' % (self.value, self.lod())
         return 'LoDTensor(%r)' % (self.value,)
 
 

@@ -18,9 +18,13 @@ Integer tensors: `/` by a number is elementwise_div on a filled tensor (integer 
 `scale`, which would cast 1/n to an integer); a non-integral float (`x + 1.5`, which 1.8 rejects) casts x to
 float32 first, as 2.x does.
 
-`x @ y` is 2.x's matmul_v2. `-x` is scale(-1). `==` / `!=` stay Python identity (Paddle 1.8 patches them into
-`equal` / `not_equal`, but then a Variable in a set, a dict or an `in` test would build ops): use
-`layers.equal`.
+`x @ y` is 2.x's matmul_v2. `-x` is scale(-1). All six comparisons build ops, as both Paddle 1.8.5 and 2.6.2 do:
+`x == y` is `equal`, `x != y` `not_equal`, `x < 1` a `fill_constant` then `less_than` (a bool `tmp_N`). Hashing
+stays identity (Variable.__hash__), so Variables still work as dict keys and in sets: Python tests identity before
+it calls `==`. A list look-up `x in [y]` calls `x == y`: Paddle appends an `equal` and answers True (its Variable
+is truthy); here the Variable's missing truth value raises TypeError instead, so code that looks Variables up in
+lists compares names or uses `is`. Anything that is neither a Variable nor a number (`x == None`) is
+NotImplemented, so Python falls back to identity.
 
 `x[item]` as Paddle 1.8 builds it: ints and slices become one `slice` op with `decrease_axis` (a step other than 1
 a `strided_slice`, `[::-1]` a `reverse`), named `<var>_slice_N`; Ellipsis expands to full slices and None inserts
@@ -102,10 +106,12 @@ def _is_number(v) -> bool:
 
 def _binary(method, op_type, reverse=False):
     scalar_rule = _SCALAR_RULES.get(method)
+    # Paddle's comparisons take a Python bool as the number it is (float(True) == 1.0); arithmetic does not
+    is_scalar = (lambda v: isinstance(v, (int, float))) if op_type in _COMPARE else _is_number
 
     def impl(self, other):
-        if _is_number(other):
-            if isinstance(other, float) and other != int(other) and not is_float(self.dtype):
+        if is_scalar(other):
+            if isinstance(other, float) and not other.is_integer() and not is_float(self.dtype):
                 self = _cast(self, 'float32')
             integer_division = op_type == 'elementwise_div' and not is_float(self.dtype)
             if scalar_rule is not None and not integer_division:
@@ -275,6 +281,11 @@ class VariableOperators:
     __le__ = _binary('__le__', 'less_equal')
     __gt__ = _binary('__gt__', 'greater_than')
     __ge__ = _binary('__ge__', 'greater_equal')
+    __eq__ = _binary('__eq__', 'equal')
+    __ne__ = _binary('__ne__', 'not_equal')
+    # defining __eq__ would otherwise make instances unhashable; Paddle's Variable hashes by identity
+    # (Variable overrides it with the same meaning)
+    __hash__ = object.__hash__
 
     def __matmul__(self, other):
         if not isinstance(other, VariableOperators):

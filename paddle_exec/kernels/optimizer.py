@@ -37,7 +37,8 @@ from .jit import kernel_jit
 __all__ = [
     'sgd', 'sgd_sparse', 'momentum', 'momentum_sparse', 'adam', 'adam_sparse', 'adamw', 'adamw_sparse',
     'adagrad', 'adagrad_sparse', 'rmsprop', 'rmsprop_sparse', 'merge_rows', 'squared_l2_norm',
-    'squared_l2_norm_sparse', 'clip_by_norm', 'lamb', 'lamb_sparse', 'ftrl', 'average_accumulates',
+    'squared_l2_norm_sparse', 'clip_by_norm', 'lamb', 'lamb_sparse', 'ftrl', 'average_accumulates', 'adadelta',
+    'lars_momentum', 'dpsgd', 'dpsgd_noise',
 ]
 
 # float division without a zero check: the loops vectorize (7x for adam); x / 0 is inf or nan, as in Paddle's C++
@@ -623,3 +624,109 @@ def average_accumulates(param, sum_1, sum_2, sum_3, num_accumulates, old_num_acc
     num_accumulates[...] = accumulates
     old_num_accumulates[...] = old_accumulates
     return sum_1, sum_2, sum_3, num_accumulates, old_num_accumulates, num_updates
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# adadelta, lars_momentum, dpsgd (dense gradients only, as in Paddle)
+
+@_jit
+def _adadelta_dense(p, g, avg_g, avg_u, rho, one_minus_rho, eps, lr, paddle18):
+    for i in range(p.shape[0]):
+        gi = g[i]
+        ag = rho * avg_g[i] + one_minus_rho * gi * gi
+        update = -math.sqrt((avg_u[i] + eps) / (ag + eps)) * gi
+        avg_g[i] = ag
+        au = rho * avg_u[i] + one_minus_rho * update * update
+        avg_u[i] = au
+        if paddle18:
+            update = -math.sqrt((au + eps) / (ag + eps)) * gi
+        p[i] = p[i] + lr * update
+
+
+def adadelta(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, lr=None):
+    """Adadelta, in place: E[g^2] = rho*E[g^2] + (1-rho)*g^2; u = -sqrt((E[u^2] + eps) / (E[g^2] + eps)) * g;
+    E[u^2] = rho*E[u^2] + (1-rho)*u^2; returns (param, avg_squared_grad, avg_squared_update).
+
+    Paddle 2.x (`lr` given): p += lr * u. Paddle 1.8 (`lr` None): p += u', where u' is u computed again with the
+    NEW E[u^2]: its Eigen expression for u is evaluated lazily, after E[u^2] was written in place (checked
+    against paddlepaddle 1.8.5 and 2.6.2)."""
+    dt = param.dtype
+    rate = dt.type(1) if lr is None else _scalar(lr, dt)
+    _adadelta_dense(_flat(param, 'param'), _grad(grad, param), _same(avg_squared_grad, param, 'avg_squared_grad'),
+                    _same(avg_squared_update, param, 'avg_squared_update'), dt.type(rho), dt.type(1) - dt.type(rho),
+                    dt.type(epsilon), rate, lr is None)
+    return param, avg_squared_grad, avg_squared_update
+
+
+@_jit
+def _lars_dense(p, g, v, lr, mu, coeff, decay, zero):
+    p_sq = zero
+    g_sq = zero
+    for i in range(p.shape[0]):
+        p_sq += p[i] * p[i]
+        g_sq += g[i] * g[i]
+    p_norm = math.sqrt(p_sq)
+    g_norm = math.sqrt(g_sq)
+    local_lr = lr
+    if p_norm > zero and g_norm > zero:
+        local_lr = lr * coeff * p_norm / (g_norm + decay * p_norm)
+    for i in range(p.shape[0]):
+        vo = v[i] * mu + local_lr * (g[i] + decay * p[i])
+        v[i] = vo
+        p[i] = p[i] - vo
+
+
+def lars_momentum(param, grad, velocity, lr, mu=0.9, lars_coeff=0.001, lars_weight_decay=0.0005):
+    """LARS momentum, in place (the norms are over the whole parameter): local_lr = lr * coeff * |p| / (|g| +
+    decay * |p|) when |p| and |g| are both positive, else lr; v = mu*v + local_lr * (g + decay*p); p -= v.
+    Returns (param, velocity)."""
+    dt = param.dtype
+    _lars_dense(_flat(param, 'param'), _grad(grad, param), _same(velocity, param, 'velocity'), _scalar(lr, dt),
+                dt.type(mu), dt.type(lars_coeff), dt.type(lars_weight_decay), dt.type(0))
+    return param, velocity
+
+
+_MINSTD_MODULUS = 2147483647
+
+
+def dpsgd_noise(seed: int, sigma: float) -> np.float32:
+    """The one Gaussian number Paddle's dpsgd op draws per run: std::minstd_rand seeded with `seed`,
+    std::uniform_real_distribution<float>(0, 1) pairs (libstdc++: (x - 1) / 2^31 in float), Marsaglia's polar
+    method on them, times sigma; all in float32 as the C++ does. The engine is re-seeded at every run, so a fixed
+    seed gives the same noise every step."""
+    f = np.float32
+    state = seed % _MINSTD_MODULUS or 1
+    while True:
+        state = state * 48271 % _MINSTD_MODULUS
+        u1 = f(f(state - 1) / f(2147483648.0))
+        state = state * 48271 % _MINSTD_MODULUS
+        u2 = f(f(state - 1) / f(2147483648.0))
+        v1, v2 = f(f(2) * u1 - f(1)), f(f(2) * u2 - f(1))
+        s = f(v1 * v1 + v2 * v2)
+        if s < 1 and s != 0:
+            break
+    x = f(v1 * np.sqrt(f(f(-2) * np.log(s)) / s))
+    return f(x * f(sigma))
+
+
+@_jit
+def _sequential_sum_squares_f32(g):
+    total = np.float32(0)
+    for i in range(g.shape[0]):
+        gi = np.float32(g[i])
+        total = np.float32(total + gi * gi)
+    return total
+
+
+def dpsgd(param, grad, lr, clip, batch_size, noise):
+    """Differentially private SGD as Paddle's dpsgd op, in place: the gradient is scaled down to L2 norm `clip`
+    when larger (norm accumulated in float32), then p -= lr * (g / scale + noise / batch_size) with one scalar
+    `noise` (see dpsgd_noise). Returns param."""
+    f = np.float32
+    g = _grad(grad, param)
+    norm = f(np.sqrt(_sequential_sum_squares_f32(g)))
+    scale = norm / f(clip) if norm > f(clip) else f(1)
+    dt = param.dtype
+    p = _flat(param, 'param')
+    p -= _scalar(lr, dt) * (g / dt.type(scale) + dt.type(noise) / dt.type(batch_size))
+    return param

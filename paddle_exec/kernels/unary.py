@@ -1,7 +1,10 @@
 """The unary kernel machine: each elementwise unary op is an integer opcode run by two jitted loops.
 
 `forward_loop(op, x, out, a, b, c)` and `backward_loop(op, x, out, dout, dx, a, b, c)` walk flat arrays; `a, b, c`
-are the op's attributes, already cast to the array's dtype. The frequent cheap ops (relu, leaky_relu, square,
+are the op's attributes, already cast to the array's dtype. The math functions of Paddle 2.x (acos ... polygamma,
+logit, soft_relu: opcodes from ACOS on) run in loops of their own (`math_forward_loop` / `math_backward_loop`,
+`loops_for(op)` picks), so that the activations' loops stay small and compile fast; the special functions among
+them are in special.py. The frequent cheap ops (relu, leaky_relu, square,
 abs, relu6, scale, clip, sigmoid, tanh, exp) have loops of their own, so LLVM vectorizes them; the others go
 through one per-element scalar function (`_fwd_scalar`, `_bwd_scalar`). Loops are compiled lazily per dtype.
 
@@ -21,13 +24,17 @@ from numba import types
 from numba.extending import overload
 
 from .jit import kernel_jit
+from .special import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, erfinv, polygamma
 
 __all__ = [
-    "GRAD_DEPENDENCY", "forward_loop", "backward_loop", "forward", "backward",
+    "GRAD_DEPENDENCY", "forward_loop", "backward_loop", "math_forward_loop", "math_backward_loop", "loops_for",
+    "forward", "backward",
     "RELU", "SIGMOID", "TANH", "GELU", "LEAKY_RELU", "EXP", "LOG", "SQRT", "RSQRT", "ABS",
     "SQUARE", "SOFTPLUS", "SOFTSIGN", "RELU6", "ELU", "HARD_SIGMOID", "SWISH", "SILU", "LOGSIGMOID", "RECIPROCAL",
     "HARD_SWISH", "HARD_SHRINK", "SOFTSHRINK", "TANH_SHRINK", "THRESHOLDED_RELU", "BRELU", "SIN", "COS", "POW", "STANH",
     "MISH", "SELU", "FLOOR", "CEIL", "ROUND", "SIGN", "SCALE", "CLIP",
+    "ACOS", "ASIN", "ATAN", "ACOSH", "ASINH", "ATANH", "COSH", "SINH", "TAN", "EXPM1", "LOG2", "LOG10", "TRUNC",
+    "DIGAMMA", "LGAMMA", "ERFINV", "I0", "I0E", "I1", "I1E", "POLYGAMMA", "LOGIT", "SOFT_RELU",
 ]
 
 _jit = kernel_jit(error_model="numpy")
@@ -35,6 +42,9 @@ _jit = kernel_jit(error_model="numpy")
 (RELU, SIGMOID, TANH, GELU, LEAKY_RELU, EXP, LOG, SQRT, RSQRT, ABS, SQUARE, SOFTPLUS, SOFTSIGN, RELU6, ELU,
  HARD_SIGMOID, SWISH, SILU, LOGSIGMOID, RECIPROCAL, HARD_SWISH, HARD_SHRINK, SOFTSHRINK, TANH_SHRINK,
  THRESHOLDED_RELU, BRELU, SIN, COS, POW, STANH, MISH, SELU, FLOOR, CEIL, ROUND, SIGN, SCALE, CLIP) = range(38)
+# the math functions of Paddle 2.x (trigonometric, hyperbolic, special): the scalar path, after the activations
+(ACOS, ASIN, ATAN, ACOSH, ASINH, ATANH, COSH, SINH, TAN, EXPM1, LOG2, LOG10, TRUNC, DIGAMMA, LGAMMA, ERFINV,
+ I0, I0E, I1, I1E, POLYGAMMA, LOGIT, SOFT_RELU) = range(38, 61)
 
 # Which forward tensor each grad kernel reads (Paddle's FwdDeps): "x", "out" or "none".
 GRAD_DEPENDENCY = {
@@ -45,6 +55,10 @@ GRAD_DEPENDENCY = {
     "softshrink": "x", "tanh_shrink": "x", "thresholded_relu": "x", "brelu": "x", "sin": "x", "cos": "x",
     "pow": "x", "stanh": "x", "mish": "x", "clip": "x",
     "scale": "none", "floor": "none", "ceil": "none", "round": "none", "sign": "none",
+    "acos": "x", "asin": "x", "atan": "x", "acosh": "x", "asinh": "x", "atanh": "x", "cosh": "x", "sinh": "x",
+    "tan": "x", "expm1": "out", "log2": "x", "log10": "x", "trunc": "none", "digamma": "x", "lgamma": "x",
+    "erfinv": "out", "i0": "x", "i0e": "x", "i1": "x", "i1e": "x", "polygamma": "x", "logit": "x",
+    "soft_relu": "out",
 }
 
 _SQRT1_2 = 0.70710678118654752440          # M_SQRT1_2
@@ -158,13 +172,128 @@ def _fwd_scalar(op, v, a, b, c):
     elif op == SELU:  # a = scale, b = alpha
         return a * v if v > 0 else a * (b * math.exp(v) - b)
     elif op == FLOOR:
-        return math.floor(v)
+        return np.floor(v)   # math.floor is an int in numba: wrong for inf and nan
     elif op == CEIL:
-        return math.ceil(v)
+        return np.ceil(v)
     elif op == ROUND:
         return _round_half_away(v)
     else:  # SIGN
         return (v > 0) - (v < 0)
+
+
+_LN2 = 0.69314718055994530942
+_LN10 = 2.30258509299404568402
+
+
+@_jit
+def _math_fwd(op, v, a):
+    """The math functions (opcodes from ACOS on); `a` is polygamma's n, logit's eps, soft_relu's threshold."""
+    if op == ACOS:
+        return math.acos(v)
+    elif op == ASIN:
+        return math.asin(v)
+    elif op == ATAN:
+        return math.atan(v)
+    elif op == ACOSH:
+        return math.acosh(v)
+    elif op == ASINH:
+        return math.asinh(v)
+    elif op == ATANH:
+        return math.atanh(v)
+    elif op == COSH:
+        return math.cosh(v)
+    elif op == SINH:
+        return math.sinh(v)
+    elif op == TAN:
+        return math.tan(v)
+    elif op == EXPM1:
+        return math.expm1(v)
+    elif op == LOG2:
+        return math.log2(v)
+    elif op == LOG10:
+        return math.log10(v)
+    elif op == TRUNC:
+        return np.trunc(v)
+    elif op == DIGAMMA:
+        return digamma(v)
+    elif op == LGAMMA:
+        return math.lgamma(v)
+    elif op == ERFINV:
+        return erfinv(v)
+    elif op == I0:
+        return bessel_i0(v)
+    elif op == I0E:
+        return bessel_i0e(v)
+    elif op == I1:
+        return bessel_i1(v)
+    elif op == I1E:
+        return bessel_i1e(v)
+    elif op == POLYGAMMA:
+        return polygamma(int(a), v)
+    elif op == LOGIT:  # Paddle: x clipped to [eps, 1 - eps] when eps > 0
+        if a > 0:
+            v = min(max(v, a), 1.0 - a)
+        return math.log(v / (1.0 - v))
+    else:  # SOFT_RELU (fluid 1.8): log(1 + exp(clip(x, -threshold, threshold)))
+        return math.log1p(math.exp(min(max(v, -a), a)))
+
+
+@_jit
+def _math_bwd(op, v, o, d, a):
+    """dX of the math functions; `v` is X or Out as GRAD_DEPENDENCY says."""
+    if op == ACOS:
+        return -d / math.sqrt(1.0 - v * v)
+    elif op == ASIN:
+        return d / math.sqrt(1.0 - v * v)
+    elif op == ATAN:
+        return d / (1.0 + v * v)
+    elif op == ACOSH:
+        return d / math.sqrt(v * v - 1.0)
+    elif op == ASINH:
+        return d / math.sqrt(v * v + 1.0)
+    elif op == ATANH:
+        return d / (1.0 - v * v)
+    elif op == COSH:
+        return d * math.sinh(v)
+    elif op == SINH:
+        return d * math.cosh(v)
+    elif op == TAN:
+        c = math.cos(v)
+        return d / (c * c)
+    elif op == EXPM1:
+        return d * (o + 1.0)
+    elif op == LOG2:
+        return d / (v * _LN2)
+    elif op == LOG10:
+        return d / (v * _LN10)
+    elif op == DIGAMMA:
+        return d * polygamma(1, v)
+    elif op == LGAMMA:
+        return d * digamma(v)
+    elif op == ERFINV:  # d erfinv(y) / dy = sqrt(pi) / 2 * exp(erfinv(y)^2)
+        return d * 0.88622692545275801365 * math.exp(o * o)
+    elif op == I0:
+        return d * bessel_i1(v)
+    elif op == I0E:
+        return d * (bessel_i1e(v) - ((v > 0) - (v < 0)) * bessel_i0e(v))
+    elif op == I1:
+        if v == 0:
+            return 0.5 * d
+        return d * (bessel_i0(v) - bessel_i1(v) / v)
+    elif op == I1E:
+        if v == 0:
+            return 0.5 * d
+        return d * (bessel_i0e(v) - bessel_i1e(v) * (((v > 0) - (v < 0)) + 1.0 / v))
+    elif op == POLYGAMMA:
+        return d * polygamma(int(a) + 1, v)
+    elif op == LOGIT:
+        if a > 0 and (v < a or v > 1.0 - a):
+            return 0.0
+        return d / (v * (1.0 - v))
+    elif op == SOFT_RELU:
+        return d * (1.0 - math.exp(-o)) if (o > -a and o < a) else 0.0
+    else:  # TRUNC
+        return 0.0
 
 
 @_jit
@@ -335,6 +464,25 @@ def backward_loop(op, x, out, dout, dx, a, b, c):
             dx[i] = _bwd_scalar(op, x[i], out[i], dout[i], a, b, c)
 
 
+@_jit
+def math_forward_loop(op, x, out, a, b, c):
+    """forward_loop of the math opcodes (ACOS on): a loop of its own, so that the special functions are compiled
+    only when a program uses them, not with every activation."""
+    for i in range(x.shape[0]):
+        out[i] = _math_fwd(op, x[i], a)
+
+
+@_jit
+def math_backward_loop(op, x, out, dout, dx, a, b, c):
+    for i in range(dout.shape[0]):
+        dx[i] = _math_bwd(op, x[i], out[i], dout[i], a)
+
+
+def loops_for(op: int):
+    """(forward loop, backward loop) that run opcode `op`."""
+    return (math_forward_loop, math_backward_loop) if op >= ACOS else (forward_loop, backward_loop)
+
+
 # ----------------------------------------------------------------------------------------------------------
 # one call of a loop on whole arrays
 # ----------------------------------------------------------------------------------------------------------
@@ -343,7 +491,7 @@ def forward(op: int, x: np.ndarray, a: float = 0.0, b: float = 0.0, c: float = 0
     out = np.empty(x.shape, dtype=x.dtype)
     if out.size:
         t = x.dtype.type
-        forward_loop(op, x.ravel(), out.reshape(-1), t(a), t(b), t(c))
+        loops_for(op)[0](op, x.ravel(), out.reshape(-1), t(a), t(b), t(c))
     return out
 
 
@@ -356,5 +504,5 @@ def backward(op: int, dep: np.ndarray, dout: np.ndarray, a: float = 0.0, b: floa
             raise ValueError(f"Out@GRAD shape {list(dout.shape)} does not match the input shape {list(dep.shape)}")
         t = dout.dtype.type
         flat = dep.ravel() if dep.dtype == dout.dtype else dep.astype(dout.dtype).ravel()
-        backward_loop(op, flat, flat, dout.ravel(), dx.reshape(-1), t(a), t(b), t(c))
+        loops_for(op)[1](op, flat, flat, dout.ravel(), dx.reshape(-1), t(a), t(b), t(c))
     return dx

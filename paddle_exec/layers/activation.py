@@ -1,5 +1,6 @@
 """Activation layers with Paddle 1.8's fluid.layers signatures: relu, sigmoid, tanh, softmax, gelu, leaky_relu, ...;
-and the other one-input elementwise functions log1p and erf, and logsumexp (built from exp, reduce_sum and log).
+acos / asin / atan and soft_relu; the other one-input elementwise functions log1p and erf, and logsumexp (built
+from exp, reduce_sum and log).
 
 Each appends one activation op named after the layer (`relu_0.tmp_0`, `<name>.tmp_0` when `name` is given) with
 the attributes 1.8 passes; unset optional attributes are left to the op's defaults, as 1.8's generated layers
@@ -21,7 +22,7 @@ _FLOATS = ('float16', 'float32', 'float64')
 
 # activations without attributes; abs, exp and square also take integers
 _NO_ATTR = ['sigmoid', 'logsigmoid', 'exp', 'tanh', 'tanh_shrink', 'sqrt', 'rsqrt', 'abs', 'ceil', 'floor', 'cos',
-            'sin', 'round', 'reciprocal', 'square', 'softplus', 'softsign']
+            'sin', 'round', 'reciprocal', 'square', 'softplus', 'softsign', 'acos', 'asin', 'atan']
 
 
 def activation(op_type: str, x, attrs=None, name=None, dtypes=_FLOATS, helper_name=None):
@@ -41,7 +42,7 @@ def _no_attr_layer(op_type: str):
 
 
 (sigmoid, logsigmoid, exp, tanh, tanh_shrink, sqrt, rsqrt, abs, ceil, floor, cos, sin, round, reciprocal,  # noqa: A001
- square, softplus, softsign) = (_no_attr_layer(op_type) for op_type in _NO_ATTR)
+ square, softplus, softsign, acos, asin, atan) = (_no_attr_layer(op_type) for op_type in _NO_ATTR)
 
 
 def relu(x, name=None):
@@ -106,6 +107,12 @@ def pow(x, factor=1.0, name=None):  # noqa: A001 - Paddle's name
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op('pow', inputs, {'Out': [out]}, attrs)
     return out
+
+
+def soft_relu(x, threshold=40.0, name=None):
+    """fluid.layers.soft_relu: log(1 + exp(clip(x, -threshold, threshold))), the `soft_relu` op."""
+    check_variable_and_dtype(x, 'input', _FLOATS, 'soft_relu')
+    return unary('soft_relu', x, {'threshold': float(threshold)}, name=name)
 
 
 def leaky_relu(x, alpha=0.02, name=None):

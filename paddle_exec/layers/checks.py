@@ -27,6 +27,13 @@ def check_variable_and_dtype(var, var_name: str, dtypes, op_name: str) -> None:
                         % (var_name, op_name, list(dtypes), convert_dtype(var.dtype)))
 
 
+def check_type(value, name: str, expected_type, op_name: str, extra_message: str = '') -> None:
+    """Paddle's data_feeder.check_type: TypeError unless `value` is an instance of `expected_type`."""
+    if not isinstance(value, expected_type):
+        raise TypeError("The type of '%s' in %s must be %s, but received %s. %s"
+                        % (name, op_name, expected_type, type(value), extra_message))
+
+
 def contains_var(values) -> bool:
     return any(isinstance(v, Variable) for v in values)
 
@@ -42,3 +49,4 @@ def to_int_list(value, n: int, name: str) -> list[int]:
     if len(values) != n:
         raise ValueError('The %s must have %d elements, got %r' % (name, n, value))
     return values
+

@@ -33,7 +33,25 @@ from .math import equal, logical_and, logical_not
 
 __all__ = ['ConditionalBlock', 'cond', 'case', 'switch_case', 'Switch', 'IfElse', 'While', 'while_loop',
            'create_array', 'array_write', 'array_read', 'array_length', 'select_input', 'select_output',
-           'split_lod_tensor', 'merge_lod_tensor']
+           'split_lod_tensor', 'merge_lod_tensor', 'Print']
+
+
+def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True, print_tensor_type=True,
+          print_tensor_shape=True, print_tensor_lod=True, print_phase='both'):
+    """fluid.layers.Print / paddle.static.Print: a `print` op whose output is `input`, printing it (and, through
+    its gradient op, its gradient) at each run; ops/debug.py describes the text. Use the returned Variable
+    downstream, or the backward print has nothing to print."""
+    check_variable_and_dtype(input, 'input', ['float32', 'float64', 'int32', 'int64', 'bool'], 'fluid.layers.Print')
+    if str(print_phase).upper() not in ('FORWARD', 'BACKWARD', 'BOTH'):
+        raise ValueError("print_phase must be 'forward', 'backward' or 'both', got %r" % (print_phase,))
+    helper = LayerHelper('print' + '_' + input.name)
+    output = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(type='print', inputs={'In': input}, outputs={'Out': output},
+                     attrs={'first_n': first_n, 'summarize': summarize, 'message': message or '',
+                            'print_tensor_name': print_tensor_name, 'print_tensor_type': print_tensor_type,
+                            'print_tensor_shape': print_tensor_shape, 'print_tensor_lod': print_tensor_lod,
+                            'print_phase': print_phase.upper()})
+    return output
 
 
 def _check_type(value, name: str, types, op_name: str) -> None:

@@ -198,7 +198,15 @@ def pool2d_op(x, pool_type: str, ksize, strides, paddings, padding_algorithm: st
               use_cudnn: bool, ceil_mode: bool, exclusive: bool, data_format: str, adaptive: bool = False,
               name=None):
     """Appends one `pool2d` op (shared by fluid.layers.pool2d and F.max_pool2d / F.avg_pool2d)."""
-    helper = LayerHelper('pool2d', name=name)
+    return pool_nd_op('pool2d', x, pool_type, ksize, strides, paddings, padding_algorithm, global_pooling, use_cudnn,
+                      ceil_mode, exclusive, data_format, adaptive, name)
+
+
+def pool_nd_op(op_type: str, x, pool_type: str, ksize, strides, paddings, padding_algorithm: str,
+               global_pooling: bool, use_cudnn: bool, ceil_mode: bool, exclusive: bool, data_format: str,
+               adaptive: bool = False, name=None):
+    """Appends one `pool2d` / `pool3d` op (the fluid pooling layers and the 2.x pooling functions)."""
+    helper = LayerHelper(op_type, name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     attrs = {'pooling_type': pool_type, 'ksize': list(ksize), 'global_pooling': bool(global_pooling),
              'strides': list(strides), 'paddings': list(paddings), 'padding_algorithm': padding_algorithm,
@@ -206,5 +214,5 @@ def pool2d_op(x, pool_type: str, ksize, strides, paddings, padding_algorithm: st
              'exclusive': bool(exclusive), 'data_format': data_format}
     if adaptive:
         attrs['adaptive'] = True
-    helper.append_op('pool2d', {'X': [x]}, {'Out': [out]}, attrs)
+    helper.append_op(op_type, {'X': [x]}, {'Out': [out]}, attrs)
     return out

@@ -1,5 +1,6 @@
-"""Padding and resizing of images with fluid 1.8.5's signatures: pad, pad2d, image_resize / resize_bilinear /
-resize_nearest (`bilinear_interp` / `nearest_interp`), pixel_shuffle.
+"""Padding and resizing of images with fluid 1.8.5's signatures: pad, pad2d, image_resize (= interpolate) /
+resize_bilinear / resize_nearest / resize_trilinear / image_resize_short (`bilinear_interp` / `nearest_interp` /
+`trilinear_interp`), pixel_shuffle.
 
 An output size may hold Variables: they go to `SizeTensor`, plain ints becoming int32 `fill_constant`
 temporaries of the helper, as Paddle builds them (`size_tensors`); a whole Variable is `OutSize`.
@@ -10,7 +11,7 @@ import warnings
 
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
-from .checks import check_variable_and_dtype
+from .checks import check_type, check_variable_and_dtype
 from .creation import fill_constant
 from .helper import LayerHelper
 
@@ -69,36 +70,54 @@ def size_tensors(helper: LayerHelper, sizes) -> tuple[list, list]:
 
 def image_resize(input, out_shape=None, scale=None, name=None, resample='BILINEAR', actual_shape=None,
                  align_corners=True, align_mode=1, data_format='NCHW'):
-    """fluid.layers.image_resize (4-D): `bilinear_interp` or `nearest_interp` (TRILINEAR is not supported).
+    """fluid.layers.image_resize: `bilinear_interp` / `nearest_interp` (4-D) or `trilinear_interp` (5-D).
 
     out_shape (a list of ints / Variables, or a Variable: `OutSize`) wins over scale (a float: the `scale`
-    attribute, or a Variable: `Scale`); actual_shape, deprecated, is an `OutSize` wired at run time."""
+    attribute, or a Variable: `Scale`); actual_shape, deprecated, is an `OutSize` wired at run time. The op's
+    data_layout is 'NCHW' or 'NHWC' for 5-D inputs too, as 1.8 passes it."""
     methods = {'BILINEAR': 'bilinear', 'TRILINEAR': 'trilinear', 'NEAREST': 'nearest'}
     if resample not in methods:
         raise ValueError("The 'resample' of image_resize can only be 'BILINEAR', 'TRILINEAR' or 'NEAREST' "
                          "currently.")
     if resample in ('BILINEAR', 'NEAREST') and len(input.shape) != 4:
         raise ValueError("'BILINEAR' and 'NEAREST' only support 4-D tensor.")
-    if resample == 'TRILINEAR':
-        if len(input.shape) != 5:
-            raise ValueError("'TRILINEAR'only support 5-D tensor.")
-        raise NotImplementedError('image_resize: TRILINEAR (trilinear_interp) is not supported in paddle_exec yet')
+    return _resize(input, out_shape, scale, name, resample, actual_shape, align_corners, align_mode, data_format)
+
+
+def interpolate(input, out_shape=None, scale=None, name=None, resample='BILINEAR', actual_shape=None,
+                align_corners=True, align_mode=1, data_format='NCHW'):
+    """fluid.layers.interpolate: image_resize, with 'BICUBIC' (`bicubic_interp`, 4-D) too."""
+    if resample not in ('BILINEAR', 'TRILINEAR', 'NEAREST', 'BICUBIC'):
+        raise ValueError("The 'resample' of image_resize can only be 'BILINEAR', 'TRILINEAR',  'BICUBIC' or "
+                         "'NEAREST' currently.")
+    if resample in ('BILINEAR', 'NEAREST', 'BICUBIC') and len(input.shape) != 4:
+        raise ValueError("'BILINEAR', 'BICUBIC' and 'NEAREST' only support 4-D tensor.")
+    return _resize(input, out_shape, scale, name, resample, actual_shape, align_corners, align_mode, data_format)
+
+
+def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners, align_mode, data_format):
+    """The `<method>_interp` op of fluid's image_resize / interpolate, after their method checks."""
+    method = resample.lower()
+    if resample == 'TRILINEAR' and len(input.shape) != 5:
+        raise ValueError("'TRILINEAR'only support 5-D tensor.")
     if not isinstance(align_corners, bool):
         raise TypeError('Attr align_corners should be a bool value')
     if align_mode not in (0, 1):
         raise ValueError('align_mode can only be 0 or 1')
     if out_shape is None and scale is None:
         raise ValueError('One of out_shape and scale must not be None.')
-    method = methods[resample]
-    if data_format not in ('NCHW', 'NHWC'):
+    if len(input.shape) == 4 and data_format not in ('NCHW', 'NHWC'):
         raise ValueError('Got wrong value for param `data_format`: ' + data_format
                          + ' received but only `NCHW` or `NHWC` supported for 4-D input.')
+    if len(input.shape) == 5 and data_format not in ('NCDHW', 'NDHWC'):
+        raise ValueError('Got wrong value for param `data_format`: ' + data_format
+                         + ' received but only `NCDHW` or `NDHWC` supported for 5-D input.')
     helper = LayerHelper('%s_interp' % method, name=name)
     inputs = {'X': [input]}
     attrs = {'out_d': -1, 'out_h': -1, 'out_w': -1, 'interp_method': method, 'align_corners': align_corners,
-             'align_mode': int(align_mode), 'data_layout': data_format}
+             'align_mode': int(align_mode), 'data_layout': 'NCHW' if data_format in ('NCHW', 'NCDHW') else 'NHWC'}
     if out_shape is not None:
-        resize_sizes(helper, out_shape, inputs, attrs, 'out_shape')
+        resize_sizes(helper, out_shape, inputs, attrs, 'out_shape', len(input.shape) - 2)
     elif isinstance(scale, Variable):
         scale.stop_gradient = True
         inputs['Scale'] = [scale]
@@ -120,24 +139,25 @@ def image_resize(input, out_shape=None, scale=None, name=None, resample='BILINEA
     return out
 
 
-def resize_sizes(helper, out_shape, inputs, attrs, what):
-    """The output size of a 4-D resize: an `OutSize` Variable, or out_h / out_w (+ SizeTensor when some of them
-    are Variables)."""
+def resize_sizes(helper, out_shape, inputs, attrs, what, spatial_dims: int = 2):
+    """The output size of a resize: an `OutSize` Variable, or out_[d, h,] w (+ SizeTensor when some of them are
+    Variables)."""
     if isinstance(out_shape, Variable):
         out_shape.stop_gradient = True
         inputs['OutSize'] = [out_shape]
         return
     if not isinstance(out_shape, (list, tuple)):
         raise TypeError('%s should be a list or tuple or Variable.' % what)
-    if len(out_shape) != 2:
-        raise ValueError('%s length should be 2 for input 4-D tensor.' % what)
+    if len(out_shape) != spatial_dims:
+        raise ValueError('%s length should be %d for input %d-D tensor.' % (what, spatial_dims, spatial_dims + 2))
     if any(isinstance(d, Variable) for d in out_shape):
         inputs['SizeTensor'], sizes = size_tensors(helper, out_shape)
     else:
         sizes = [int(d) for d in out_shape]
         if any(d <= 0 for d in sizes):
             raise AssertionError('Each dimension size given in out_shape must be greater than 0.')
-    attrs['out_h'], attrs['out_w'] = sizes
+    for key, size in zip(('out_d', 'out_h', 'out_w')[3 - spatial_dims:], sizes):
+        attrs[key] = size
 
 
 def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None, align_corners=True,
@@ -151,6 +171,27 @@ def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=No
                    data_format='NCHW'):
     """fluid.layers.resize_nearest: image_resize with 'NEAREST' (align_mode is 1)."""
     return image_resize(input, out_shape, scale, name, 'NEAREST', actual_shape, align_corners, 1, data_format)
+
+
+def resize_trilinear(input, out_shape=None, scale=None, name=None, actual_shape=None, align_corners=True,
+                     align_mode=1, data_format='NCDHW'):
+    """fluid.layers.resize_trilinear: image_resize with 'TRILINEAR' on a 5-D input."""
+    return image_resize(input, out_shape, scale, name, 'TRILINEAR', actual_shape, align_corners, align_mode,
+                        data_format)
+
+
+def image_resize_short(input, out_short_len, resample='BILINEAR'):
+    """fluid.layers.image_resize_short: resizes the shorter of H and W to out_short_len, the other keeping the
+    aspect ratio (rounded to nearest)."""
+    if len(input.shape) != 4:
+        raise ValueError('The rank of input must be 4 (num_batches, channels, in_h, in_w).')
+    hw = list(input.shape[2:4])
+    short_idx = hw.index(min(hw))
+    long_idx = 1 - short_idx
+    out_shape = list(hw)
+    out_shape[short_idx] = out_short_len
+    out_shape[long_idx] = int(float(out_shape[long_idx]) * (float(out_short_len) / float(hw[short_idx])) + 0.5)
+    return image_resize(input=input, out_shape=out_shape, resample=resample)
 
 
 def pixel_shuffle(x, upscale_factor):
@@ -168,4 +209,14 @@ def pixel_shuffle_op(x, upscale_factor: int, data_format, name=None):
     if data_format is not None:
         attrs['data_format'] = data_format
     helper.append_op('pixel_shuffle', {'X': [x]}, {'Out': [out]}, attrs)
+    return out
+
+
+def pad_constant_like(x, y, pad_value=0., name=None):
+    """fluid.layers.pad_constant_like: y padded at the end of every dim up to x's shape with pad_value."""
+    check_type(x, 'x', Variable, 'pad_constant_like')
+    check_variable_and_dtype(y, 'y', ['float32', 'float64', 'int32', 'int64'], 'pad_constant_like')
+    helper = LayerHelper('pad_constant_like', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('pad_constant_like', {'X': [x], 'Y': [y]}, {'Out': [out]}, {'pad_value': float(pad_value)})
     return out

@@ -1,5 +1,5 @@
 """Normalisation layers with fluid 1.x signatures: batch_norm, layer_norm, group_norm, instance_norm,
-l2_normalize, lrn.
+l2_normalize, lrn, data_norm, spectral_norm, affine_channel, inplace_abn.
 
 Each appends the one op Paddle 1.8.5 appends with its parameters (`batch_norm_N.w_0` scale, `.b_0` bias, the
 moving mean `.w_1` and variance `.w_2`, non-trainable and updated in place) and temporaries; the op builders
@@ -11,10 +11,10 @@ import warnings
 
 from ..framework.dtype import VarType
 from ..framework.variable import Variable
-from ..initializer import ConstantInitializer
+from ..initializer import ConstantInitializer, NormalInitializer
 from ..ops._util import prod
 from ..param_attr import ParamAttr
-from .checks import check_variable_and_dtype
+from .checks import check_type, check_variable_and_dtype
 from .helper import LayerHelper, unnamed_variable
 
 
@@ -201,3 +201,123 @@ def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format='NCHW')
                      {'n': int(n), 'k': float(k), 'alpha': float(alpha), 'beta': float(beta),
                       'data_format': data_format})
     return out
+
+
+def data_norm(input, act=None, epsilon=1e-05, param_attr=None, data_layout='NCHW', in_place=False, name=None,
+              moving_mean_name=None, moving_variance_name=None, do_model_average_for_mean_and_var=True, slot_dim=-1,
+              sync_stats=False, summary_decay_rate=0.9999999, enable_scale_and_shift=False):
+    """fluid.layers.data_norm: one `data_norm` op over the summaries `<name>.batch_size` (1e4), `.batch_sum` (0)
+    and `.batch_square_sum` (1e4) -- trainable parameters whose "gradients" are the batch's statistics -- and,
+    with enable_scale_and_shift, `<name>.scale_w` (1) and `<name>.bias` (0); name defaults to 'dn'. A dict
+    param_attr sets the initial values (batch_size, batch_sum, batch_square, scale_w, bias)."""
+    helper = LayerHelper('data_norm', act=act, name=name)
+    dtype = input.dtype
+    if len(input.shape) < 2:
+        raise ValueError('The shape pf Input < 2 (got %dD input, input shape is: %s)' % (len(input.shape),
+                                                                                       list(input.shape)))
+    if data_layout == 'NCHW':
+        channel_num = input.shape[1]
+    elif data_layout == 'NHWC':
+        channel_num = input.shape[-1]
+    else:
+        raise ValueError('unsupported data layout:' + data_layout)
+    defaults = {'batch_size': 1e4, 'batch_sum': 0.0, 'batch_square': 1e4, 'scale_w': 1.0, 'bias': 0.0}
+    if param_attr and isinstance(param_attr, dict):
+        defaults.update({k: param_attr[k] for k in ('batch_size', 'batch_sum', 'batch_square') if k in param_attr})
+        if enable_scale_and_shift:
+            defaults.update({k: param_attr[k] for k in ('scale_w', 'bias') if k in param_attr})
+    name = 'dn' if name is None else name
+
+    def stat(suffix, value):
+        return helper.create_parameter(ParamAttr(name=name + suffix, initializer=ConstantInitializer(float(value)),
+                                                 trainable=True), [channel_num], dtype)
+    inputs = {}
+    if enable_scale_and_shift:
+        inputs['scale_w'] = [stat('.scale_w', defaults['scale_w'])]
+        inputs['bias'] = [stat('.bias', defaults['bias'])]
+    sizes = stat('.batch_size', defaults['batch_size'])
+    sums = stat('.batch_sum', defaults['batch_sum'])
+    squares = stat('.batch_square_sum', defaults['batch_square'])
+    inputs.update(X=[input], BatchSize=[sizes], BatchSum=[sums], BatchSquareSum=[squares])
+    means = unnamed_variable(helper, dtype, stop_gradient=True)
+    scales = unnamed_variable(helper, dtype, stop_gradient=True)
+    out = input if in_place else unnamed_variable(helper, dtype)
+    attrs = {'epsilon': float(epsilon), 'data_layout': data_layout, 'sync_stats': bool(sync_stats),
+             'summary_decay_rate': float(summary_decay_rate)}
+    if slot_dim > 0:
+        attrs['slot_dim'] = int(slot_dim)
+    if enable_scale_and_shift:
+        attrs['enable_scale_and_shift'] = True
+    helper.append_op('data_norm', inputs, {'Y': [out], 'Means': [means], 'Scales': [scales], 'BatchSize': [sizes],
+                                           'BatchSum': [sums], 'BatchSquareSum': [squares]}, attrs)
+    return helper.append_activation(out)
+
+
+def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
+    """fluid.layers.spectral_norm: `spectral_norm` of `weight` with U `spectral_norm_N.w_0` [h] and V `.w_1`
+    [w] (Normal(0, 1), not trained); the output is an unnamed `_generated_var_K`."""
+    helper = LayerHelper('spectral_norm', name=name)
+    check_variable_and_dtype(weight, 'weight', ['float32', 'float64'], 'spectral_norm')
+    check_type(dim, 'dim', int, 'spectral_norm')
+    check_type(power_iters, 'power_iters', int, 'spectral_norm')
+    check_type(eps, 'eps', float, 'spectral_norm')
+    h = weight.shape[dim]
+    w = prod(weight.shape) // h
+    u = helper.create_parameter(ParamAttr(), [h], weight.dtype, default_initializer=NormalInitializer(0.0, 1.0))
+    u.stop_gradient = True
+    v = helper.create_parameter(ParamAttr(), [w], weight.dtype, default_initializer=NormalInitializer(0.0, 1.0))
+    v.stop_gradient = True
+    out = unnamed_variable(helper, weight.dtype)
+    helper.append_op('spectral_norm', {'Weight': [weight], 'U': [u], 'V': [v]}, {'Out': [out]},
+                     {'dim': int(dim), 'power_iters': int(power_iters), 'eps': float(eps)})
+    return out
+
+
+def affine_channel(x, scale=None, bias=None, data_layout='NCHW', name=None, act=None):
+    """fluid.layers.affine_channel: `affine_channel`, Out = x * scale + bias per channel, then the activation."""
+    helper = LayerHelper('affine_channel', act=act, name=name)
+    check_variable_and_dtype(x, 'x', ['float32', 'float64'], 'affine_channel')
+    check_type(scale, 'scale', (Variable, type(None)), 'affine_channel')
+    check_type(bias, 'bias', (Variable, type(None)), 'affine_channel')
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('affine_channel', {'X': [x], 'Scale': [scale], 'Bias': [bias]}, {'Out': [out]},
+                     {'data_layout': data_layout})
+    return helper.append_activation(out)
+
+
+def inplace_abn(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None, bias_attr=None,
+                data_layout='NCHW', name=None, moving_mean_name=None, moving_variance_name=None,
+                do_model_average_for_mean_and_var=True, use_global_stats=False, act_alpha=1.0):
+    """fluid.layers.inplace_abn: batch_norm's parameters (`inplace_abn_N.w_0` ... `.w_2`, `.b_0`) and one
+    `inplace_abn` op writing the normalised, activated values back into `input` (which it returns)."""
+    if act not in (None, 'identity', 'leaky_relu', 'elu'):
+        raise AssertionError("inplace_abn only support act as None, 'identity', 'leaky_relu', 'elu' currently")
+    if bias_attr is False:
+        raise AssertionError('bias_attr should not be False in inplace_abn.')
+    helper = LayerHelper('inplace_abn', param_attr=param_attr, bias_attr=bias_attr, name=name)
+    check_variable_and_dtype(input, 'input', ['float32', 'float64'], 'inplace_abn')
+    if data_layout not in ('NCHW', 'NHWC'):
+        raise ValueError('unsupported data layout:' + data_layout)
+    dtype = input.dtype
+    shape = [input.shape[1] if data_layout == 'NCHW' else input.shape[-1]]
+    scale = helper.create_parameter(param_attr, shape, dtype, default_initializer=ConstantInitializer(1.0))
+    bias = helper.create_parameter(bias_attr, shape, dtype, is_bias=True)
+    stats = []
+    for stat_name, value in ((moving_mean_name, 0.0), (moving_variance_name, 1.0)):
+        var = helper.create_parameter(ParamAttr(name=stat_name, initializer=ConstantInitializer(value), trainable=False,
+                                                do_model_average=do_model_average_for_mean_and_var), shape, dtype)
+        var.stop_gradient = True
+        stats.append(var)
+    saved_mean = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    saved_variance = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    inputs = {'X': [input], 'Scale': [scale], 'Bias': [bias], 'Mean': [stats[0]], 'Variance': [stats[1]]}
+    attrs = {'epsilon': float(epsilon), 'is_test': bool(is_test), 'data_layout': data_layout, 'use_mkldnn': False,
+             'fuse_with_relu': False, 'use_global_stats': bool(use_global_stats), 'activation': act or 'identity',
+             'alpha': float(act_alpha)}
+    if isinstance(momentum, Variable):
+        inputs['MomentumTensor'] = [momentum]
+    else:
+        attrs['momentum'] = float(momentum)
+    helper.append_op('inplace_abn', inputs, {'Y': [input], 'MeanOut': [stats[0]], 'VarianceOut': [stats[1]],
+                                             'SavedMean': [saved_mean], 'SavedVariance': [saved_variance]}, attrs)
+    return input

@@ -5,4 +5,11 @@ below does not matter: each op type is registered by exactly one module (a secon
 """
 from ..framework import registry  # noqa: I001  (the registry first: every family module fills it)
 from . import math, activation, reduce, nn, loss, embedding, optimizer, io, metric, reader, string, control_flow
-from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image
+from . import creation, random, shape, joining, slicing, broadcasting, casting, search, indexing, image, debug
+from . import activation_nn, conv3d, deform_conv, linear_maps, normalization, vision
+from . import lod_rules, sequence_pool, sequence_rows
+from . import contrib, detection, encoding
+from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
+from . import collective
+from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
+from . import sampling, einsum

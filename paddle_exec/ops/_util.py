@@ -21,7 +21,8 @@ from ..framework.dtype import to_numpy
 from ..framework.registry import SegmentOp
 
 __all__ = ['prod', 'runtime_ints', 'runtime_int', 'runtime_list', 'norm_axis', 'dims_text', 'must_copy',
-           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'segment_op', 'var_rank', 'var_dtype', 'f32']
+           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'segment_op', 'var_rank', 'var_dtype', 'f32',
+           'sum_to_shape']
 
 
 def prod(dims) -> int:
@@ -116,3 +117,14 @@ def var_dtype(spec, slot: str, i: int = 0, output: bool = False):
 def f32(value) -> float:
     """A float attribute as Paddle stores it (float32), back as a Python float (exact in the generated code)."""
     return float(np.float32(value))
+
+
+def sum_to_shape(g, shape: tuple):
+    """Sums the dims `g` gained by broadcasting against an operand of `shape` (numpy alignment): the gradient of
+    a broadcast operand."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=axes).reshape(shape) if axes else g.reshape(shape)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..framework.dtype import to_numpy
+from ..framework.dtype import real_dtype, to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import activation as KA
@@ -73,8 +73,6 @@ ACTIVATIONS: dict[str, tuple[int, dict, tuple]] = {
     'round': (K.ROUND, _CUDNN, ()),
 }
 
-_forward_loop = K.forward_loop
-_backward_loop = K.backward_loop
 
 
 # --- attribute constants -----------------------------------------------------------------------------------------
@@ -125,7 +123,7 @@ def unary_kernel(opcode: int, values=(), dtype=None):
     For `dtype`, the declared input dtype, the constants are cast and the loop compiled now, and a run of that
     dtype calls the compiled loop directly; other dtypes go through the dispatcher."""
     consts = _Constants(values)
-    loop = _forward_loop
+    loop = K.loops_for(opcode)[0]
     dtype0 = None if dtype is None else np.dtype(dtype)
     k0 = fast = None
     if dtype0 is not None:
@@ -165,7 +163,7 @@ def unary_backward(opcode: int, values=(), dtype=None):
     """`backward(dep, dout) -> dx`; `dep` is X or Out, whichever the op's gradient reads. `dtype` as for
     `unary_kernel` (the gradient's dtype)."""
     consts = _Constants(values)
-    loop = _backward_loop
+    loop = K.loops_for(opcode)[1]
     dtype0 = None if dtype is None else np.dtype(dtype)
     fast = None
     if dtype0 is not None:
@@ -201,9 +199,14 @@ def _grad_spec(dep: str) -> GradSpec:
     return GradSpec(reads, ('X@GRAD',))
 
 
+def _abs_shape(ctx):
+    """abs of a complex tensor is real (Paddle 2.x)."""
+    ctx.set_output('Out', ctx.in_shape('X'), real_dtype(ctx.in_dtype('X')))
+
+
 for _t, (_code, _attrs, _) in ACTIVATIONS.items():
     defop(_t, ['X'], ['Out'], _attrs, grad=_grad_spec(K.GRAD_DEPENDENCY[_t]))
-    shape_rule(_t)(same_shape_as_x)
+    shape_rule(_t)(_abs_shape if _t == 'abs' else same_shape_as_x)
 
 defop('pow', ['X', 'FactorTensor'], ['Out'], {'factor': 1.0}, dispensable=['FactorTensor'],
       grad=GradSpec(('X', 'FactorTensor', 'Out@GRAD'), ('X@GRAD',)))
@@ -242,7 +245,10 @@ def declared_dtype(spec, slot: str = 'X'):
 
 def _activation_kernel(spec):
     opcode, _, names = ACTIVATIONS[spec.type]
-    return unary_kernel(opcode, _loop_values(spec, names), declared_dtype(spec))
+    run = unary_kernel(opcode, _loop_values(spec, names), declared_dtype(spec))
+    if spec.type == 'abs':   # |z| of complex input (Paddle 2.x), numpy's
+        return lambda x: (np.abs(x),) if x.dtype.kind == 'c' else run(x)
+    return run
 
 
 def _activation_grad_kernel(spec):
@@ -251,7 +257,14 @@ def _activation_grad_kernel(spec):
     if K.GRAD_DEPENDENCY[fwd_type] == 'none':
         return lambda dout: (np.zeros(dout.shape, dout.dtype),)
     backward = unary_backward(opcode, _loop_values(spec, names), declared_dtype(spec, 'Out@GRAD'))
+    if fwd_type == 'abs':    # complex x: dout * x / |x| (0 at 0), Paddle's AbsGrad for complex
+        return lambda x, dout: (_complex_abs_grad(x, dout),) if x.dtype.kind == 'c' else (backward(x, dout),)
     return lambda dep, dout: (backward(dep, dout),)
+
+
+def _complex_abs_grad(x, dout):
+    norm = np.abs(x)
+    return np.where(norm == 0, 0, dout * x / np.where(norm == 0, 1, norm)).astype(x.dtype)
 
 
 kernel_rule(*ACTIVATIONS)(_activation_kernel)

@@ -36,6 +36,13 @@ a `create_array` op making the empty list (Paddle's creates the variable only, i
 so a loop that writes an array created outside it has a value to start from. A write_to_array without `Array`
 starts a new list.
 
+LoD: when values that carry LoD enter a sub-block (Input of conditional_block, X of while), the op's LoD rule
+reads their LoDs and computes those of its outputs from the LoD pass run on the sub-block (executor/passes/lod.py);
+the kernel compiles the sub-block with those feed LoDs (`spec.compile_block(..., feed_lod=...)`), puts the LoDs in
+the sub-plan's companion slots and hands the outputs' LoDs back. A while's loop-carried variables are fed with the
+levels they have on the way out, so the sub-plan is the same for every iteration. conditional_block_grad finds
+the forward sub-run's LoDs in its SubBlockScope, under the companions' names. Without LoD, none of this runs.
+
 Sub-block attributes hold the Block (as Paddle's Python API does); kernels look the block up by index in the op's
 own program, so a cloned program runs its own copy. `as_sub_block_attr` makes a Block safe to deepcopy (clone
 copies op attributes deeply; a Block would drag its unpicklable Program along) and makes `str()` of it
@@ -45,8 +52,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.lod import NO_LOD, companion
 from ..framework.program import Block
-from ..framework.registry import _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
+from ..framework.registry import _grad_shape_rule, defop, grad_rule, kernel_rule, lod_rule, shape_rule
 from ..framework.variable import EMPTY_VAR_NAME, GRAD_SUFFIX
 
 
@@ -90,10 +98,10 @@ class SubBlockScope:
         return None if s is None else self.values[s]
 
 
-def _compile(spec, block, feed_names, fetch_names):
+def _compile(spec, block, feed_names, fetch_names, feed_lod=()):
     """The sub-block's plan, checking that everything it reads is fed (Paddle lists those in Input / X)."""
     op = spec.op
-    plan = spec.compile_block(block, feed_names, fetch_names)
+    plan = spec.compile_block(block, feed_names, fetch_names, feed_lod)
     for _, name, consumer in plan.scope_inputs:
         if consumer is not None:
             raise ValueError("operator '%s' (block %d): variable '%s' read inside its sub-block %d is not listed in "
@@ -128,6 +136,75 @@ def _read_anywhere(program, name: str) -> bool:
     return any(name in op.input_arg_names for block in program.blocks for op in block.ops)
 
 
+# --- LoD through sub-blocks (see the module docstring) ------------------------------------------------------------
+
+def _sub_block_of(op) -> Block:
+    attr = op.attrs.get('sub_block')
+    return op.block.program.blocks[attr.idx if isinstance(attr, Block) else int(attr)]
+
+
+def _control_flow_lod(in_slot: str, extra_feed: tuple = (), loop: bool = False):
+    """The LoD rule of conditional_block (Input -> Out) and while (X -> Out, loop-carried)."""
+    def rule(ctx):
+        if ctx.compile_time or ctx.attr('sub_block') is None:
+            return                      # at build time the builders set the outputs' lod_level
+        names = ctx.input_names(in_slot)
+        feed = {n: lv for n in names if (lv := ctx.name_levels(n)) > 0}
+        outs = ctx.op.outputs.get('Out') or []
+        block = _sub_block_of(ctx.op)
+        feed_names = names + [n for slot in extra_feed for n in ctx.input_names(slot) if n not in names]
+        levels = dict(feed)
+        out = ctx.sub_block_levels(block, feed_names, levels, outs)
+        for _ in range(4 if loop else 0):       # loop-carried values keep the levels they leave with
+            carried = dict(feed)
+            carried.update({n: lv for n, lv in out.items() if n in names})
+            if carried == levels:
+                break
+            levels = carried
+            out = ctx.sub_block_levels(block, feed_names, levels, outs)
+        if not feed and not out:
+            return
+        ctx.read(in_slot)
+        ctx.compute('Out', [out.get(n, 0) for n in outs])
+    return rule
+
+
+lod_rule('conditional_block')(_control_flow_lod('Input'))
+lod_rule('while')(_control_flow_lod('X', ('Condition',), loop=True))
+
+
+class _SubPlanLoD:
+    """Where a sub-plan's LoDs go: companion slots of the fed names (None: no LoD) and of the fetched outputs."""
+    __slots__ = ('feed_slots', 'out_slots')
+
+    def __init__(self, plan, feed_names, n_out: int):
+        binding = plan.places[0].lod
+        self.feed_slots = [binding.feed_slots.get(n) if binding else None for n in feed_names]
+        self.out_slots = binding.fetch_slots[:n_out] if binding else [None] * n_out
+
+    def bind(self, values: list, lods) -> None:
+        for s, lod in zip(self.feed_slots, lods or ()):
+            if s is not None:
+                values[s] = lod or NO_LOD
+
+    def outputs(self, values: list) -> list:
+        return [NO_LOD if s is None else (values[s] or NO_LOD) for s in self.out_slots]
+
+
+def _feed_lod(spec, names, loop: bool = False) -> tuple:
+    """(name, levels) of the fed names that carry LoD in this plan (loop: the levels they leave the loop with)."""
+    if spec.lod is None:
+        return ()
+    out = []
+    for n in dict.fromkeys(names):
+        lv = spec.lod.levels.get(n, 0)
+        if loop:
+            lv = max(lv, spec.lod.out_levels.get(n, 0))
+        if lv > 0:
+            out.append((n, lv))
+    return tuple(out)
+
+
 # --- conditional_block ------------------------------------------------------------------------------------------
 
 defop('conditional_block', ['Cond', 'Input'], ['Out', 'Scope'],
@@ -148,12 +225,15 @@ def _conditional_block_kernel(spec):
     if keep_scope:
         fetch += [n for sop in block.ops for n in sop.input_arg_names + sop.output_arg_names
                   if n != EMPTY_VAR_NAME]
-    plan = _compile(spec, block, input_names, fetch)
+    with_lod = spec.lod is not None and bool(spec.lod.reads)
+    plan = _compile(spec, block, input_names, fetch, _feed_lod(spec, input_names) if with_lod else ())
     n_slots, run_block = plan.n_slots, plan.run_in_order
     feed_slots = [plan.slot_of[n] if n != EMPTY_VAR_NAME else None for n in op.input('Input')]
     out_slots = plan.fetch_slots[:len(out_names)]
     slot_of = plan.slot_of
     need_run = _condition_test(spec)
+    if with_lod:
+        return _conditional_block_with_lod(plan, op, out_names, feed_slots, out_slots, need_run, keep_scope)
 
     def run(conds, inputs, *_):
         if not need_run(conds, inputs or ()):
@@ -164,6 +244,25 @@ def _conditional_block_kernel(spec):
                 values[s] = v
         run_block(values)
         return [values[s] for s in out_slots], (SubBlockScope(slot_of, values) if keep_scope else None)
+    return run
+
+
+def _conditional_block_with_lod(plan, op, out_names, feed_slots, out_slots, need_run, keep_scope):
+    """conditional_block's kernel when LoD enters its sub-block: the inputs' LoDs in, the outputs' LoDs out."""
+    lod = _SubPlanLoD(plan, op.input('Input'), len(out_names))
+    n_slots, run_block, slot_of = plan.n_slots, plan.run_in_order, plan.slot_of
+
+    def run(conds, inputs, input_lods):
+        if not need_run(conds, inputs or ()):
+            return [], None, []
+        values = [None] * n_slots
+        for s, v in zip(feed_slots, inputs or ()):
+            if s is not None:
+                values[s] = v
+        lod.bind(values, input_lods)
+        run_block(values)
+        return ([values[s] for s in out_slots], (SubBlockScope(slot_of, values) if keep_scope else None),
+                lod.outputs(values))
     return run
 
 
@@ -226,6 +325,8 @@ def _conditional_block_grad_kernel(spec):
             sources.append((slot, 3, name))
     need_run = _condition_test(spec)
     n_inputs = len(in_grads)
+    # forward values that carry LoD in the grad sub-block: their LoDs are in the forward sub-run's scope
+    lod_scope_inputs = plan.places[0].lod.scope_inputs if plan.places[0].lod is not None else ()
 
     def run(conds, inputs, outs, out_grads, scope):
         grads = [None] * n_inputs
@@ -247,6 +348,8 @@ def _conditional_block_grad_kernel(spec):
                 values[slot] = outs[key]
             else:
                 values[slot] = scope.get(key)
+        for slot, name in lod_scope_inputs:
+            values[slot] = scope.get(companion(name)) or NO_LOD
         run_block(values)
         for k, s in zip(wanted, fetch_slots):
             v = values[s]
@@ -329,25 +432,32 @@ def _while_kernel(spec):
     cond_name = cond_names[0]
     out_names = op.output('Out')
     feed = x_names + ([cond_name] if cond_name not in x_names else [])
-    plan = _compile(spec, block, feed, list(out_names) + [cond_name])
+    with_lod = spec.lod is not None and bool(spec.lod.reads)
+    plan = _compile(spec, block, feed, list(out_names) + [cond_name],
+                    _feed_lod(spec, x_names, loop=True) if with_lod else ())
     n_slots, run_block = plan.n_slots, plan.run_in_order
     x_slots = [plan.slot_of[n] if n != EMPTY_VAR_NAME else None for n in op.input('X')]
     cond_slot = plan.slot_of[cond_name]
     out_slots = plan.fetch_slots[:len(out_names)]
+    lod = _SubPlanLoD(plan, op.input('X'), len(out_names)) if with_lod else None
 
-    def run(xs, conds):
+    def run(xs, conds, x_lods=None):
         if not _scalar_condition(conds[0], 'while'):
-            return [], None                     # zero iterations: Out keeps its values
+            return ([], None, []) if with_lod else ([], None)     # zero iterations: Out keeps its values
         values = [None] * n_slots
         for s, v in zip(x_slots, xs or ()):
             if s is not None:
                 values[s] = v
         values[cond_slot] = conds[0]
+        if with_lod:
+            lod.bind(values, x_lods)
         # one values list for all iterations: parent variables carry over, as in Paddle's shared parent scope
         while True:
             run_block(values)
             if not _scalar_condition(values[cond_slot], 'while'):
                 break
+        if with_lod:
+            return [values[s] for s in out_slots], None, lod.outputs(values)
         return [values[s] for s in out_slots], None
     return run
 

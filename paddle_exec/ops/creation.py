@@ -147,6 +147,12 @@ def _fill_batch_like(spec):
 
     def run(x):
         return (np.full(_batch_size_like_shape(args[0], x.shape, *args[1:]), value, dtype=dtype),)
+    if spec.lod is not None and spec.lod.reads:
+        # a LoD input (ops/lod_rules.py): as in Paddle, its batch is its number of sequences (last level)
+        def run_lod(x, x_lod):
+            batch = (x_lod[-1].shape[0] - 1,) + x.shape[1:] if x_lod else x.shape
+            return (np.full(_batch_size_like_shape(args[0], batch, *args[1:]), value, dtype=dtype),)
+        return run_lod
     return run
 
 

@@ -1,5 +1,5 @@
-"""Image ops: pad, pad2d, pad3d, bilinear_interp / nearest_interp (Paddle 1.8) and their _v2 forms (Paddle 2.x),
-pixel_shuffle.
+"""Image ops: pad, pad_constant_like, pad2d, pad3d, the interpolations (bilinear / nearest / trilinear / linear /
+bicubic _interp of Paddle 1.8 and their _v2 forms of Paddle 2.x), pixel_shuffle.
 
 The numerics live in `kernels/image.py` (checked against paddlepaddle 1.8.5 and 2.6.2); this module holds the
 schemas with Paddle's slot and attribute names, compile-time shapes (-1 where a size comes from a tensor), and the
@@ -9,10 +9,12 @@ Paddle facts kept here:
 - `pad2d` paddings are [top, bottom, left, right]; `pad3d` paddings are [left, right, top, bottom, front, back]
   (innermost dim first); both take an optional int32 `Paddings` tensor that wins over the attribute. `pad2d` modes
   are constant / reflect / edge, `pad3d`'s constant / reflect / replicate / circular; its pad value is `value`.
-- interp output size, v1: `scale` > 0 gives `int(in * scale)`, then an `OutSize` tensor, then a `SizeTensor` list
-  override it, in that order; the ratio is always `in / out`. v2 (`scale` a list): `SizeTensor` wins over
-  everything; else a `Scale` tensor or the `scale` attribute gives `int(in * scale)` and `OutSize` may override
-  the size while the ratio stays `1 / scale` (Paddle's rule, reproduced).
+- interp output size, per spatial axis (out_w; out_h, out_w; out_d, out_h, out_w), v1: `scale` > 0 gives
+  `int(in * scale)`, then an `OutSize` tensor, then a `SizeTensor` list override it, in that order; the ratio is
+  always `in / out`. v2 (`scale` a list, one value or one per axis): `SizeTensor` wins over everything; else a
+  `Scale` tensor or the `scale` attribute gives `int(in * scale)` and `OutSize` may override the size while the
+  ratio stays `1 / scale` (Paddle's rule, reproduced). data_layout is 'NCHW' or 'NHWC' whatever the rank.
+- the 4-D bilinear / nearest ops run image.py's kernels; the others the separable kernels of resample.py.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import numpy as np
 
 from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
 from ..kernels import image as KI
+from ..kernels import resample as KR
 
 # ---------------------------------------------------------------------------------------------------------------
 # pad (constant, any rank)
@@ -50,6 +53,32 @@ def _pad_kernel(spec):
 def _pad_grad_kernel(spec):
     paddings = list(spec.attr('paddings'))
     return lambda x, dout: (KI.pad_backward(dout, paddings, x.shape),)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pad_constant_like: Y padded after its end, in every dim, to the shape of X
+
+defop('pad_constant_like', ['X', 'Y'], ['Out'], {'pad_value': 0.0}, grad=GradSpec(('Y', 'Out@GRAD'), ('Y@GRAD',)))
+
+
+@shape_rule('pad_constant_like')
+def _pad_like_shape(ctx):
+    xs, ys = ctx.in_shape('X'), ctx.in_shape('Y')
+    if len(xs) != len(ys) or any(a >= 0 and b >= 0 and a < b for a, b in zip(xs, ys)):
+        raise ValueError("operator 'pad_constant_like': X %s must have Y's rank and no smaller dims than Y %s"
+                         % (list(xs), list(ys)))
+    ctx.set_output('Out', xs, ctx.in_dtype('Y'))
+
+
+@kernel_rule('pad_constant_like')
+def _pad_like_kernel(spec):
+    value = float(spec.attr('pad_value'))
+    return lambda x, y: (KI.pad_forward(y, [p for a, b in zip(x.shape, y.shape) for p in (0, a - b)], value),)
+
+
+@kernel_rule('pad_constant_like_grad')
+def _pad_like_grad_kernel(spec):
+    return lambda y, dout: (np.ascontiguousarray(dout[tuple(slice(0, d) for d in y.shape)]),)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -133,14 +162,17 @@ for _t in ('pad2d', 'pad3d'):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# bilinear_interp / nearest_interp (v1) and *_v2
+# interpolation: bilinear / nearest (4-D), trilinear (5-D), linear (3-D), bicubic (4-D), nearest_v2 (4-D or 5-D);
+# v1 (Paddle 1.8) and _v2 (2.x) forms
 
 _INTERP_ATTRS = {'data_layout': 'NCHW', 'out_d': -1, 'out_h': -1, 'out_w': -1, 'interp_method': 'bilinear',
                  'align_corners': True, 'align_mode': 1}
-_INTERP_V1 = ('bilinear_interp', 'nearest_interp')
-_INTERP_V2 = ('bilinear_interp_v2', 'nearest_interp_v2')
+_INTERP_METHODS = ('bilinear', 'nearest', 'trilinear', 'linear', 'bicubic')
+_INTERP_TYPES = tuple('%s_interp%s' % (m, v) for m in _INTERP_METHODS for v in ('', '_v2'))
+# spatial ranks each method accepts
+_INTERP_RANKS = {'bilinear': (2,), 'nearest': (2, 3), 'trilinear': (3,), 'linear': (1,), 'bicubic': (2,)}
 
-for _t in _INTERP_V1 + _INTERP_V2:
+for _t in _INTERP_TYPES:
     _method = _t.split('_')[0]
     defop(_t, ['X', 'OutSize', 'SizeTensor', 'Scale'], ['Out'],
           {**_INTERP_ATTRS, 'interp_method': _method, 'scale': [] if _t.endswith('_v2') else 0.0},
@@ -148,67 +180,70 @@ for _t in _INTERP_V1 + _INTERP_V2:
           grad=GradSpec(('X', 'OutSize', 'SizeTensor', 'Scale', 'Out@GRAD'), ('X@GRAD',)))
 
 
-def _v2_attr_scales(scale) -> tuple[float, float]:
-    s = [float(v) for v in (scale or [])]
-    if len(s) > 1:
-        return s[0], s[1]
-    return (s[0], s[0]) if s else (-1.0, -1.0)
+def _v2_scales(values, n: int) -> list:
+    """Per-axis scales from a v2 `scale` list or Scale tensor: one value for all axes, or one per axis."""
+    s = [float(v) for v in values]
+    if not s:
+        return [-1.0] * n
+    return s[:n] if len(s) >= n and len(s) > 1 else [s[0]] * n
 
 
-def interp_output_size(op_type: str, attr, in_hw, out_size=None, size_tensor=None, scale_tensor=None):
-    """((out_h, out_w), (scale_h, scale_w)) as Paddle's kernels pick them (see the module docstring); scale_* > 0
-    only where the v2 ratio uses it. `attr(name)` reads an attribute; sizes may be -1 at compile time."""
-    h, w = in_hw
-    oh, ow = int(attr('out_h')), int(attr('out_w'))
+def interp_output_size(op_type: str, attr, in_sizes, out_size=None, size_tensor=None, scale_tensor=None):
+    """(output sizes, scales) of an interp op as Paddle's kernels pick them (see the module docstring), one per
+    spatial axis (1 to 3); scales > 0 only where the v2 ratio uses them. `attr(name)` reads an attribute; sizes
+    may be -1 at compile time."""
+    n = len(in_sizes)
+    outs = [int(attr(k)) for k in ('out_d', 'out_h', 'out_w')[3 - n:]]
+
+    def scaled(sc):
+        return [int(np.float32(d) * np.float32(f)) if d >= 0 else -1 for d, f in zip(in_sizes, sc)]
+
+    def from_tensors(values):
+        return [int(np.asarray(t).ravel()[0]) for t in values[:n]]
     if not op_type.endswith('_v2'):
         scale = float(np.asarray(scale_tensor).ravel()[0]) if scale_tensor is not None else float(attr('scale'))
         if scale > 0:
-            oh = int(np.float32(h) * np.float32(scale)) if h >= 0 else -1     # C++: int * float
-            ow = int(np.float32(w) * np.float32(scale)) if w >= 0 else -1
+            outs = scaled([scale] * n)                              # C++: int * float
         if out_size is not None:
-            oh, ow = (int(v) for v in np.asarray(out_size).ravel()[:2])
+            outs = [int(v) for v in np.asarray(out_size).ravel()[:n]]
         if size_tensor:
-            oh, ow = (int(np.asarray(t).ravel()[0]) for t in size_tensor[:2])
-        return (oh, ow), (0.0, 0.0)
+            outs = from_tensors(size_tensor)
+        return outs, [0.0] * n
     if size_tensor:
-        return tuple(int(np.asarray(t).ravel()[0]) for t in size_tensor[:2]), (0.0, 0.0)
-    if scale_tensor is not None:
-        s = [float(v) for v in np.asarray(scale_tensor).ravel()]
-        sh, sw = (s[0], s[1]) if len(s) > 1 else (s[0], s[0])
+        return from_tensors(size_tensor), [0.0] * n
+    scales = _v2_scales(np.asarray(scale_tensor).ravel() if scale_tensor is not None else (attr('scale') or []), n)
+    if all(v > 0 for v in scales):
+        outs = scaled(scales)
     else:
-        sh, sw = _v2_attr_scales(attr('scale'))
-    if sh > 0 and sw > 0:
-        oh = int(np.float32(h) * np.float32(sh)) if h >= 0 else -1
-        ow = int(np.float32(w) * np.float32(sw)) if w >= 0 else -1
-    else:
-        sh = sw = 0.0
+        scales = [0.0] * n
     if out_size is not None:
-        oh, ow = (int(v) for v in np.asarray(out_size).ravel()[:2])
-    return (oh, ow), (sh, sw)
+        outs = [int(v) for v in np.asarray(out_size).ravel()[:n]]
+    return outs, scales
 
 
-def _interp_layout(op_type, layout):
-    if layout not in ('NCHW', 'NHWC'):
-        raise ValueError("operator '%s': data_layout must be 'NCHW' or 'NHWC' (4-D input), got %r"
-                         % (op_type, layout))
-    return layout == 'NHWC'
+def _interp_geometry(op_type, layout, rank):
+    method = op_type.split('_')[0]
+    if layout not in ('NCHW', 'NHWC', 'NCDHW', 'NDHWC', 'NCW', 'NWC'):
+        raise ValueError("operator '%s': data_layout must be 'NCHW' or 'NHWC', got %r" % (op_type, layout))
+    if rank - 2 not in _INTERP_RANKS[method]:
+        raise ValueError("operator '%s': X must be a %s-D tensor, got a %d-D one"
+                         % (op_type, ' or '.join(str(r + 2) for r in _INTERP_RANKS[method]), rank))
+    return method, layout.endswith('C') and layout != 'NC'
 
 
 def _interp_shape(ctx):
     op_type = ctx.op.type
     xs = ctx.in_shape('X')
-    last = _interp_layout(op_type, ctx.attr('data_layout'))
-    if len(xs) != 4:
-        raise ValueError("operator '%s': X must be a 4-D tensor, got shape %s" % (op_type, list(xs)))
-    in_hw = (xs[1], xs[2]) if last else (xs[2], xs[3])
+    _, last = _interp_geometry(op_type, ctx.attr('data_layout'), len(xs))
+    spatial = xs[1:-1] if last else xs[2:]
     if ctx.has_input('SizeTensor') or ctx.has_input('OutSize') or ctx.has_input('Scale'):
-        oh = ow = -1
+        outs = [-1] * len(spatial)
     else:
-        (oh, ow), _ = interp_output_size(op_type, ctx.attr, in_hw)
-        if not _scaled(ctx) and (oh <= 0 or ow <= 0):
-            raise ValueError("operator '%s': the output size must be positive, got out_h %d, out_w %d (set out_shape "
-                             "or scale)" % (op_type, oh, ow))
-    out = (xs[0], oh, ow, xs[3]) if last else (xs[0], xs[1], oh, ow)
+        outs, _ = interp_output_size(op_type, ctx.attr, spatial)
+        if not _scaled(ctx) and any(o <= 0 for o in outs):
+            raise ValueError("operator '%s': the output size must be positive, got %s (set out_shape or scale)"
+                             % (op_type, outs))
+    out = (xs[0],) + tuple(outs) + (xs[-1],) if last else (xs[0], xs[1]) + tuple(outs)
     ctx.set_output('Out', out, ctx.in_dtype('X'))
 
 
@@ -217,32 +252,39 @@ def _scaled(ctx) -> bool:
     return (max(s) if s else 0) > 0 if isinstance(s, (list, tuple)) else s > 0
 
 
+_FILTERS = {'bilinear': 'linear', 'trilinear': 'linear', 'linear': 'linear', 'bicubic': 'cubic', 'nearest': 'nearest'}
+
+
 def _interp_factory(spec, backward: bool):
     op_type = spec.type.replace('_grad', '')
-    last = _interp_layout(op_type, spec.attr('data_layout'))
-    method = spec.attr('interp_method')
+    layout = spec.attr('data_layout')
     align_corners, align_mode = bool(spec.attr('align_corners')), int(spec.attr('align_mode'))
 
     def geometry(x, out_size, size_tensor, scale):
-        in_hw = (x.shape[1], x.shape[2]) if last else (x.shape[2], x.shape[3])
-        (oh, ow), scales = interp_output_size(op_type, spec.attr, in_hw, out_size, size_tensor, scale)
-        if oh <= 0 or ow <= 0:
-            raise ValueError("operator '%s': the output size must be positive, got [%d, %d]" % (op_type, oh, ow))
-        return (oh, ow), scales
+        method, last = _interp_geometry(op_type, layout, x.ndim)
+        spatial = x.shape[1:-1] if last else x.shape[2:]
+        outs, scales = interp_output_size(op_type, spec.attr, spatial, out_size, size_tensor, scale)
+        if any(o <= 0 for o in outs):
+            raise ValueError("operator '%s': the output size must be positive, got %s" % (op_type, outs))
+        return method, last, outs, scales
 
     if backward:
         def run_grad(x, out_size, size_tensor, scale, dout):
-            _, scales = geometry(x, out_size, size_tensor, scale)
-            return (KI.interp_backward(dout, x.shape, method, align_corners, align_mode, scales, last),)
+            method, last, _, scales = geometry(x, out_size, size_tensor, scale)
+            if x.ndim == 4 and method in ('bilinear', 'nearest'):
+                return (KI.interp_backward(dout, x.shape, method, align_corners, align_mode, scales, last),)
+            return (KR.resample_backward(dout, x.shape, _FILTERS[method], align_corners, align_mode, scales, last),)
         return run_grad
 
     def run(x, out_size, size_tensor, scale):
-        out_hw, scales = geometry(x, out_size, size_tensor, scale)
-        return (KI.interp_forward(x, out_hw, method, align_corners, align_mode, scales, last),)
+        method, last, outs, scales = geometry(x, out_size, size_tensor, scale)
+        if x.ndim == 4 and method in ('bilinear', 'nearest'):
+            return (KI.interp_forward(x, outs, method, align_corners, align_mode, scales, last),)
+        return (KR.resample_forward(x, outs, _FILTERS[method], align_corners, align_mode, scales, last),)
     return run
 
 
-for _t in _INTERP_V1 + _INTERP_V2:
+for _t in _INTERP_TYPES:
     shape_rule(_t)(_interp_shape)
     kernel_rule(_t)(lambda spec: _interp_factory(spec, False))
     kernel_rule(_t + '_grad')(lambda spec: _interp_factory(spec, True))

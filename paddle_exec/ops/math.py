@@ -32,7 +32,7 @@ from ..kernels.segment import activation as SA
 from ..kernels.segment import blas as SB
 from ..kernels.segment import elementwise as SE
 from ..kernels.segment import tensor as ST
-from ._util import f32, prod, same_shape_as_x, segment_op, var_rank
+from ._util import f32, prod, same_shape_as_x, segment_op, sum_to_shape, var_rank
 from .activation import declared_dtype, unary_forward, unary_kernel
 
 # --- mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, one BLAS product -------------------------
@@ -275,15 +275,6 @@ def _v2_operands(x, y, tx: bool, ty: bool):
     return a, b
 
 
-def _sum_to_shape(g, shape: tuple):
-    """Sums the dims `g` gained by broadcasting against an operand of `shape` (numpy alignment)."""
-    if g.shape == shape:
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
-    return g.sum(axis=axes).reshape(shape) if axes else g.reshape(shape)
-
-
 @kernel_rule('matmul_v2')
 def _matmul_v2_kernel(spec):
     tx, ty = spec.attr('trans_x'), spec.attr('trans_y')
@@ -311,10 +302,10 @@ def _matmul_v2_grad_kernel(spec):
         d = dout.reshape(batch + (a.shape[-2], b.shape[-1]))
         dx = dy = None
         if want_x:
-            da = _sum_to_shape(_grad_of_left(d, b, a.ndim), a.shape)
+            da = sum_to_shape(_grad_of_left(d, b, a.ndim), a.shape)
             dx = (da.swapaxes(-1, -2) if tx and x.ndim > 1 else da).reshape(x.shape)
         if want_y:
-            db = _sum_to_shape(_grad_of_right(a, d, b.ndim), b.shape)
+            db = sum_to_shape(_grad_of_right(a, d, b.ndim), b.shape)
             dy = (db.swapaxes(-1, -2) if ty and y.ndim > 1 else db).reshape(y.shape)
         return dx, dy
     return run
@@ -391,9 +382,47 @@ for _t in _COMPARE:
 @kernel_rule(*_ELEMENTWISE)
 def _elementwise_kernel(spec):
     forward, axis = _ELEMENTWISE[spec.type][0], spec.attr('axis')
+    complex_op = _COMPLEX_ELEMENTWISE.get(spec.type)
+
+    def run(x, y):
+        if complex_op is not None and (x.dtype.kind == 'c' or y.dtype.kind == 'c'):
+            return (complex_op(*_paddle_aligned(x, y, axis)),)
+        return (forward(x, y, axis),)
     if spec.type == 'elementwise_mul':
-        return lambda x, y: (_sparse_times_scalar(x, y) if isinstance(x, SelectedRows) else forward(x, y, axis),)
-    return lambda x, y: (forward(x, y, axis),)
+        return lambda x, y: (_sparse_times_scalar(x, y),) if isinstance(x, SelectedRows) else run(x, y)
+    return run
+
+
+# complex tensors (fft results) go through numpy: + - * / as Paddle 2.x supports them
+_COMPLEX_ELEMENTWISE = {'elementwise_add': np.add, 'elementwise_sub': np.subtract,
+                        'elementwise_mul': np.multiply, 'elementwise_div': np.divide}
+
+
+def _paddle_aligned(x, y, axis: int):
+    """x and y reshaped so that numpy broadcasting does what Paddle's `axis` says (the lower-rank operand's
+    dims placed from `axis` on)."""
+    if axis == -1 or x.ndim == y.ndim:
+        return x, y
+    if x.ndim > y.ndim:
+        return x, y.reshape(y.shape + (1,) * (x.ndim - axis - y.ndim))
+    return x.reshape(x.shape + (1,) * (y.ndim - axis - x.ndim)), y
+
+
+def _complex_elementwise_grad(op_type: str, x, y, dout, axis: int, want_x: bool, want_y: bool):
+    """Paddle's complex gradients: conjugates of the partial derivatives (d(x*y)/dx -> conj(y))."""
+    a, b = _paddle_aligned(x, y, axis)
+    if op_type == 'elementwise_add':
+        da, db = dout, dout
+    elif op_type == 'elementwise_sub':
+        da, db = dout, -dout
+    elif op_type == 'elementwise_mul':
+        da, db = dout * np.conj(b), dout * np.conj(a)
+    else:
+        da = dout / np.conj(b)
+        db = -dout * np.conj(a / (b * b))
+    dx = sum_to_shape(np.broadcast_to(da, dout.shape), a.shape).reshape(x.shape).astype(x.dtype) if want_x else None
+    dy = sum_to_shape(np.broadcast_to(db, dout.shape), b.shape).reshape(y.shape).astype(y.dtype) if want_y else None
+    return dx, dy
 
 
 def _sparse_times_scalar(x: SelectedRows, y) -> SelectedRows:
@@ -408,12 +437,19 @@ def _sparse_times_scalar(x: SelectedRows, y) -> SelectedRows:
 
 @kernel_rule(*(t + '_grad' for t, v in _ELEMENTWISE.items() if v[1] is not None))
 def _elementwise_grad_kernel(spec):
-    _, backward, reads_out = _ELEMENTWISE[spec.type[:-len('_grad')]]
+    fwd_type = spec.type[:-len('_grad')]
+    _, backward, reads_out = _ELEMENTWISE[fwd_type]
     axis = spec.attr('axis')
     want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
+    complex_ok = fwd_type in _COMPLEX_ELEMENTWISE
+
+    def run(x, y, dout):
+        if complex_ok and (x.dtype.kind == 'c' or y.dtype.kind == 'c'):
+            return _complex_elementwise_grad(fwd_type, x, y, dout, axis, want_x, want_y)
+        return backward(x, y, dout, axis, want_x, want_y)
     if reads_out:     # the kernel recomputes what it needs from X and Y
-        return lambda x, y, out, dout: backward(x, y, dout, axis, want_x, want_y)
-    return lambda x, y, dout: backward(x, y, dout, axis, want_x, want_y)
+        return lambda x, y, out, dout: run(x, y, dout)
+    return run
 
 
 @kernel_rule(*_COMPARE)

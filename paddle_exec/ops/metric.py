@@ -243,3 +243,52 @@ def _auc(spec):
             neg[(slide_steps + 1) * (num_thresholds + 1)] += 1
         return np.array([auc], np.float64), stat_pos, stat_neg
     return run
+
+
+# --- mean_iou -----------------------------------------------------------------------------------------------------
+# Paddle's MeanIoUKernel: per class, correct = predictions equal to it and to the label, wrong = the label's and
+# the prediction's class each counted on a mismatch (both added to the In* accumulators given); mean IoU = the sum
+# over classes of correct / (correct + wrong) (0 where nothing was seen) divided by the classes seen, added to the
+# InMeanIou given.
+
+defop('mean_iou', ['Predictions', 'Labels', 'InWrongs', 'InCorrects', 'InMeanIou'],
+      ['OutMeanIou', 'OutWrong', 'OutCorrect'], {'num_classes': 2},
+      duplicable=['InWrongs', 'InCorrects', 'InMeanIou'], dispensable=['InWrongs', 'InCorrects', 'InMeanIou'])
+
+
+@shape_rule('mean_iou')
+def _mean_iou_shape(ctx):
+    n = ctx.attr('num_classes')
+    ctx.set_output('OutMeanIou', (1,), VarType.FP32)
+    ctx.set_output('OutWrong', (n,), VarType.INT32)
+    ctx.set_output('OutCorrect', (n,), VarType.INT32)
+
+
+@kernel_rule('mean_iou')
+def _mean_iou(spec):
+    num_classes = int(spec.attr('num_classes'))
+
+    def run(predictions, labels, in_wrongs, in_corrects, in_mean_ious):
+        pred = np.asarray(predictions).reshape(-1).astype(np.int64)
+        lab = np.asarray(labels).reshape(-1).astype(np.int64)
+        for name, values in (('Predictions', pred), ('Labels', lab)):
+            if values.size and (values.min() < 0 or values.max() >= num_classes):
+                raise ValueError("operator 'mean_iou': %s must be in [0, num_classes=%d), got %d"
+                                 % (name, num_classes, values[(values < 0) | (values >= num_classes)][0]))
+        hit = pred == lab
+        correct = np.bincount(pred[hit], minlength=num_classes).astype(np.int32)
+        wrong = (np.bincount(lab[~hit], minlength=num_classes)
+                 + np.bincount(pred[~hit], minlength=num_classes)).astype(np.int32)
+        for extra in in_wrongs or ():
+            wrong += np.asarray(extra, np.int32).reshape(-1)
+        for extra in in_corrects or ():
+            correct += np.asarray(extra, np.int32).reshape(-1)
+        denominator = wrong + correct
+        valid = np.int32(np.count_nonzero(denominator > 0))
+        iou_sum = np.sum(correct.astype(np.float32) / np.maximum(denominator, 1).astype(np.float32),
+                         dtype=np.float32)
+        mean = np.float32(sum(float(np.asarray(m).reshape(-1)[0]) for m in in_mean_ious or ()))
+        with np.errstate(divide='ignore', invalid='ignore'):
+            mean = np.float32(mean + iou_sum / np.float32(valid))
+        return np.array([mean], np.float32), wrong, correct
+    return run

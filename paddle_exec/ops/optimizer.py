@@ -1,7 +1,7 @@
 """Optimizer update ops and the gradient-clipping ops: Paddle's slot and attribute names, numba kernels.
 
 Update ops (`sgd`, `momentum`, `adam`, `adamw`, `adagrad`, `decayed_adagrad`, `rmsprop`, `adamax`, `lamb`, `ftrl`,
-`average_accumulates`) are in place:
+`average_accumulates`, `adadelta`, `lars_momentum`, `dpsgd`) are in place:
 `ParamOut` is the variable `Param` (and `Moment1Out` is `Moment1`, ...), declared with `inplace=` in `defop`. The
 kernels of `paddle_exec.kernels.optimizer` write into the arrays they are given, so each `run` makes sure those
 arrays are writeable and C-contiguous (copying only when they are not) and returns them as the outputs; the plan
@@ -25,6 +25,8 @@ Clipping and regularization need `clip_by_norm`, `squared_l2_norm` (with its gra
 `get_tensor_from_selected_rows`, defined here, and `sign` (L1Decay), defined with the math ops (ops/math.py).
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -423,6 +425,29 @@ def _squared_l2_norm_grad(spec):
     return run
 
 
+# l1_norm: Out [1] = sum(|X|) (ctr_metric_bundle's absolute error); grad: sign(X) * Out@GRAD
+defop('l1_norm', ['X'], ['Out'], grad=GradSpec(('X', 'Out@GRAD'), ('X@GRAD',)))
+
+
+@shape_rule('l1_norm')
+def _l1_norm_shape(ctx):
+    ctx.set_output('Out', (1,), ctx.in_dtype('X'))
+
+
+@kernel_rule('l1_norm')
+def _l1_norm(spec):
+    def run(x):
+        return (np.array([np.abs(x).sum()], dtype=x.dtype),)
+    return run
+
+
+@kernel_rule('l1_norm_grad')
+def _l1_norm_grad(spec):
+    def run(x, dout):
+        return (np.sign(x) * np.asarray(dout, dtype=x.dtype).reshape(-1)[0],)
+    return run
+
+
 # --- SelectedRows helpers ------------------------------------------------------------------------------------------
 
 defop('merge_selected_rows', ['X'], ['Out'])
@@ -601,3 +626,68 @@ def _adam_segment(spec):
                       (_f32(spec.attr('beta1')), _f32(spec.attr('beta2')), _f32(spec.attr('epsilon')),
                        not spec.attr('use_global_beta_pow'), bool(spec.attr('scaled_epsilon'))),
                       inplace=_ADAM_INPLACE)
+
+
+# --- adadelta, lars_momentum, dpsgd (dense gradients only, as Paddle's CPU kernels) -----------------------------
+
+def _dense_only(op_type: str, grad) -> None:
+    if isinstance(grad, SelectedRows):
+        raise TypeError("operator '%s' supports only dense (LoDTensor) gradients, got a SelectedRows gradient"
+                        % op_type)
+
+
+# Paddle 1.8's adadelta has no LearningRate (p += update); 2.x's reads it (p += lr * update)
+defop('adadelta', ['Param', 'Grad', 'AvgSquaredGrad', 'AvgSquaredUpdate', 'LearningRate'],
+      ['ParamOut', 'AvgSquaredGradOut', 'AvgSquaredUpdateOut'], {'rho': 0.95, 'epsilon': 1e-6,
+                                                                  'multi_precision': False},
+      dispensable=['LearningRate'],
+      inplace={'ParamOut': 'Param', 'AvgSquaredGradOut': 'AvgSquaredGrad', 'AvgSquaredUpdateOut': 'AvgSquaredUpdate'})
+shape_rule('adadelta')(_update_shape_rule(('ParamOut', 'Param'), ('AvgSquaredGradOut', 'AvgSquaredGrad'),
+                                          ('AvgSquaredUpdateOut', 'AvgSquaredUpdate')))
+
+
+@kernel_rule('adadelta')
+def _adadelta(spec):
+    rho, eps = _f32(spec.attr('rho')), _f32(spec.attr('epsilon'))
+
+    def run(param, grad, avg_grad, avg_update, lr):
+        _dense_only('adadelta', grad)
+        param, avg_grad, avg_update = _writable(param), _writable(avg_grad), _writable(avg_update)
+        return K.adadelta(param, grad, avg_grad, avg_update, rho, eps, lr)
+    return run
+
+
+defop('lars_momentum', ['Param', 'Grad', 'Velocity', 'LearningRate'], ['ParamOut', 'VelocityOut'],
+      {'mu': 0.9, 'lars_coeff': 0.001, 'lars_weight_decay': 0.0005, 'epsilon': 0.0},
+      inplace={'ParamOut': 'Param', 'VelocityOut': 'Velocity'})
+shape_rule('lars_momentum')(_update_shape_rule(('ParamOut', 'Param'), ('VelocityOut', 'Velocity')))
+
+
+@kernel_rule('lars_momentum')
+def _lars_momentum(spec):
+    mu, coeff, decay = _f32(spec.attr('mu')), _f32(spec.attr('lars_coeff')), _f32(spec.attr('lars_weight_decay'))
+
+    def run(param, grad, velocity, lr):
+        _dense_only('lars_momentum', grad)
+        param, velocity = _writable(param), _writable(velocity)
+        return K.lars_momentum(param, grad, velocity, lr, mu, coeff, decay)
+    return run
+
+
+defop('dpsgd', ['Param', 'Grad', 'LearningRate'], ['ParamOut'],
+      {'clip': 10.0, 'batch_size': 16.0, 'sigma': 1.0, 'seed': 0}, inplace={'ParamOut': 'Param'}, stateful=True)
+shape_rule('dpsgd')(_update_shape_rule(('ParamOut', 'Param')))
+
+
+@kernel_rule('dpsgd')
+def _dpsgd(spec):
+    # seed 0 means Paddle's time(NULL): a new seed each second; any other seed gives the same noise every run
+    clip, batch_size, sigma = _f32(spec.attr('clip')), _f32(spec.attr('batch_size')), _f32(spec.attr('sigma'))
+    seed = int(spec.attr('seed'))
+
+    def run(param, grad, lr):
+        _dense_only('dpsgd', grad)
+        param = _writable(param)
+        noise = K.dpsgd_noise(seed if seed else int(time.time()), sigma)
+        return (K.dpsgd(param, grad, lr, clip, batch_size, noise),)
+    return run

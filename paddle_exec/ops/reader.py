@@ -7,7 +7,9 @@ Paddle's non-iterable DataLoader (static/data_loader.py) puts three ops in the m
     {Out=['x', 'y']} = read(inputs={Reader=['double_buffer_0']}, drop_last = True, ...)
 
 The queue (a `BlockingQueue`, filled by the loader's thread) lives in the scope under its name; the two reader ops
-pass it along and `read` pops the next batch, checks it against its output variables (Paddle's read_op checks and
+pass it along and `read` pops the next batch (arrays, or LoDTensors whose LoD goes to the outputs declared with
+lod_level > 0; a LoD for an output declared with lod_level 0 is refused, naming the variable, since the plan has no
+place for it), checks it against its output variables (Paddle's read_op checks and
 words) and raises `fluid.core.EOFException` ("There is no next data.") once the loader's generator is exhausted.
 Under data parallelism each place's replica of `read` pops its own batch.
 
@@ -37,7 +39,9 @@ import numpy as np
 
 from ..framework.dtype import VarType, convert_dtype, to_numpy, to_var_type
 from ..framework.errors import EOFException
-from ..framework.registry import defop, kernel_rule, shape_rule
+from ..framework.lod import NO_LOD
+from ..framework.registry import defop, kernel_rule, lod_rule, shape_rule
+from ..framework.scope import LoDTensor
 
 __all__ = ['BlockingQueue', 'SOURCE_OPS', 'set_thread_cancel_event', 'ReaderCancelled',
            'RoundDealer', 'PlaceIndex']
@@ -289,11 +293,21 @@ def _double_buffer_kernel(spec):
     return lambda reader: (reader,)
 
 
+@lod_rule('read', 'place_read')
+def _read_lod(ctx):
+    """The outputs declared with lod_level > 0 take the LoD of the batch's tensors (none when a batch has none)."""
+    levels = [int(v.lod_level or 0) if (v := ctx.var(n)) is not None else 0 for n in ctx.op.outputs.get('Out', [])]
+    if any(levels):
+        ctx.compute('Out', levels)
+
+
 @kernel_rule('read')
 def _read_kernel(spec):
     names = list(spec.op.outputs.get('Out', []))
     variables = [spec.op.block._find_var_recursive(n) for n in names]
     throw_eof = bool(spec.attr('throw_eof_exp', True))
+    with_lod = spec.lod is not None and bool(spec.lod.computes)
+    lod_free = [k for k, v in enumerate(variables) if v is not None and not v.lod_level]
 
     def run(reader):
         _note_source(reader)
@@ -301,16 +315,31 @@ def _read_kernel(spec):
             batch = reader.pop()
         except Exception as exc:
             if not throw_eof and type(exc).__name__ == 'EOFException':
-                return ([None] * len(names),)
+                return ([None] * len(names),) + (([NO_LOD] * len(names),) if with_lod else ())
             raise
         if len(batch) != len(names):
             raise ValueError('read: the DataLoader gave %d arrays per batch, but the read op outputs %d variables %s'
                              % (len(batch), len(names), names))
-        for var, value in zip(variables, batch):
+        values = [v.value if isinstance(v, LoDTensor) else v for v in batch]
+        for var, value in zip(variables, values):
             if var is not None:
                 _check_read(var, value)
-        return (list(batch),)
+        lods = [v._lod if isinstance(v, LoDTensor) else NO_LOD for v in batch]
+        for k in lod_free:
+            if lods[k]:
+                _refuse_lod(variables[k], lods[k])
+        if with_lod:
+            return values, lods
+        return (values,)
     return run
+
+
+def _refuse_lod(var, lod) -> None:
+    """A LoD batch for an output declared without LoD: the plan has no place for its LoD (which outputs carry one
+    is decided when the plan is made, from lod_level), so it is refused rather than dropped."""
+    raise ValueError("read: the DataLoader gave '%s' a LoD tensor (LoD %s), but '%s' is declared with lod_level=0, "
+                     "so its LoD cannot reach the program: declare it with lod_level=%d (fluid.layers.data(..., "
+                     "lod_level=%d))" % (var.name, [level.tolist() for level in lod], var.name, len(lod), len(lod)))
 
 
 # the physical `read` of data-parallel plans (executor/stage.py puts it in place of `read`): its `Place` input, the
@@ -482,13 +511,21 @@ def _stage_kernel(spec):
     return lambda xs: (list(xs),)
 
 
+lod_rule('unstage')(_read_lod)      # the staged values declared with lod_level > 0 bring their LoD along
+
+
 @kernel_rule('unstage')
 def _unstage_kernel(spec):
     name = spec.attr('stage_name')
+    with_lod = spec.lod is not None and bool(spec.lod.computes)
 
     def run(stage_ref, place=None):
         runtime = stage_ref() if stage_ref is not None else None      # a weak reference: closing frees the stage
         if runtime is None:
             raise RuntimeError("unstage: the stage runtime of stage '%s' is gone (its executor was closed)" % name)
-        return (runtime.pop(place),)
+        batch = runtime.pop(place)
+        if with_lod:
+            return ([v.value if isinstance(v, LoDTensor) else v for v in batch],
+                    [v._lod if isinstance(v, LoDTensor) else NO_LOD for v in batch])
+        return (batch,)
     return run

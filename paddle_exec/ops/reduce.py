@@ -1,5 +1,6 @@
-"""Reduction ops: reduce_sum / reduce_mean / reduce_max / reduce_min / reduce_prod, softmax and log_softmax, on the
-numba kernels of kernels/reduce.py.
+"""Reduction ops: reduce_sum / reduce_mean / reduce_max / reduce_min / reduce_prod, 2.x's reduce_amax / reduce_amin
+(the max / min whose gradient is shared among ties), softmax and log_softmax, on the numba kernels of
+kernels/reduce.py.
 
 Attributes are Paddle's: `dim` (a list, negative allowed), `keep_dim`, `reduce_all`, plus `in_dtype` /
 `out_dtype` (-1: the input dtype; reduce_sum honours out_dtype, as paddle.sum(dtype=...) sets it). An empty
@@ -10,6 +11,8 @@ Grad ops read what Paddle's read: reduce_sum_grad / reduce_mean_grad (X, Out@GRA
 _grad (X, Out, Out@GRAD), softmax_grad / log_softmax_grad (Out, Out@GRAD).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
@@ -28,6 +31,20 @@ _REDUCE = {
     'reduce_min': (KR.reduce_min_forward, KR.reduce_min_backward, True),
     'reduce_prod': (KR.reduce_prod_forward, KR.reduce_prod_backward, True),
 }
+
+
+def _extreme_share_backward(x, out, dout, dims, keep_dim, reduce_all):
+    """reduce_amax / reduce_amin's gradient: dout shared evenly among the elements equal to the extreme (2.x;
+    reduce_max gives every tie the whole dout)."""
+    red = normalized_dims('reduce_amax', x.ndim, dims, reduce_all)
+    kept = tuple(1 if i in red else n for i, n in enumerate(x.shape))
+    ties = x == out.reshape(kept)
+    count = ties.sum(axis=red, keepdims=True)
+    return (ties * (dout.reshape(kept) / count)).astype(x.dtype)
+
+
+_REDUCE['reduce_amax'] = (KR.reduce_max_forward, _extreme_share_backward, True)
+_REDUCE['reduce_amin'] = (KR.reduce_min_forward, _extreme_share_backward, True)
 
 for _t, (_, _, _reads_out) in _REDUCE.items():
     defop(_t, ['X'], ['Out'], _REDUCE_ATTRS,
@@ -63,7 +80,11 @@ def _out_dtype(attr: int, x_dtype):
 def _reduce_shape(ctx):
     xs = ctx.in_shape('X')
     out = reduce_out_shape(ctx.op.type, xs, ctx.attr('dim'), ctx.attr('keep_dim'), ctx.attr('reduce_all'))
-    dtype = _out_dtype(ctx.attr('out_dtype'), ctx.in_dtype('X')) if ctx.op.type == 'reduce_sum' else None
+    dtype = None
+    if ctx.op.type == 'reduce_sum':
+        dtype = _out_dtype(ctx.attr('out_dtype'), ctx.in_dtype('X'))
+        if dtype == VarType.BOOL:
+            dtype = VarType.INT64        # Paddle 2.x's sum counts bools (phi's SumKernel)
     ctx.set_output('Out', out, dtype or ctx.in_dtype('X'))
 
 
@@ -86,6 +107,8 @@ def _reduce_kernel(spec):
     if spec.type == 'reduce_sum' and int(spec.attr('out_dtype')) >= 0:
         out_dtype = to_numpy(VarType(int(spec.attr('out_dtype'))))
         return lambda x: (forward(x, dims, keep_dim, reduce_all, out_dtype),)
+    if spec.type == 'reduce_sum':   # bools are counted (int64), as Paddle 2.x's SumKernel does
+        return lambda x: (forward(x.astype(np.int64) if x.dtype == np.bool_ else x, dims, keep_dim, reduce_all),)
     return lambda x: (forward(x, dims, keep_dim, reduce_all),)
 
 

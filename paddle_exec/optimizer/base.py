@@ -179,8 +179,10 @@ class Optimizer:
         return _create_regularization_of_grad(param, grad, regularization)
 
     # --- the passes -------------------------------------------------------------------------------------------
-    def backward(self, loss, startup_program=None, parameter_list=None, no_grad_set=None, callbacks=None):
-        """Appends the gradient ops of `loss`; returns [(param, grad)]."""
+    def backward(self, loss, startup_program=None, parameter_list=None, no_grad_set=None, callbacks=None,
+                 checkpoints=None):
+        """Appends the gradient ops of `loss`; returns [(param, grad)]. `checkpoints` (RecomputeOptimizer)
+        makes the backward pass recompute the activations between them."""
         if not self._paddle2 and loss.has_shape() and all(d > 0 for d in loss.shape) and \
                 _numel(loss.shape) != 1:
             raise AssertionError('The loss.shape should be (1L,), but the current loss.shape is {}. Maybe that you '
@@ -193,7 +195,7 @@ class Optimizer:
         if params is not None:
             params = [p.name if isinstance(p, Variable) else p for p in params]
         with program_guard(program, startup_program):
-            return append_backward(loss, params, no_grad, callbacks)
+            return append_backward(loss, params, no_grad, callbacks, checkpoints=checkpoints)
 
     def apply_gradients(self, params_grads):
         """Clip, regularize and append the update ops for [(param, grad)]; returns the ops appended."""

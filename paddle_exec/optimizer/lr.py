@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = ['LRScheduler', 'NoamDecay', 'PiecewiseDecay', 'NaturalExpDecay', 'InverseTimeDecay', 'PolynomialDecay',
            'LinearWarmup', 'ExponentialDecay', 'MultiStepDecay', 'StepDecay', 'LambdaDecay', 'ReduceOnPlateau',
-           'CosineAnnealingDecay']
+           'CosineAnnealingDecay', 'MultiplicativeDecay', 'OneCycleLR', 'CyclicLR', 'LinearLR',
+           'CosineAnnealingWarmRestarts']
 
 
 class LRScheduler:
@@ -286,3 +287,214 @@ class ReduceOnPlateau(LRScheduler):
         if self.threshold_mode == 'rel':
             return current > best + best * self.threshold
         return current > best + self.threshold
+
+
+class MultiplicativeDecay(LRScheduler):
+    """lr = base_lr * lr_lambda(1) * ... * lr_lambda(epoch)."""
+
+    def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
+        if not callable(lr_lambda):
+            raise TypeError("The type of 'lr_lambda' in 'MultiplicativeDecay' must be 'function', but received %s."
+                            % type(lr_lambda))
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        lr = self.base_lr
+        for epoch in range(1, self.last_epoch + 1):
+            lr = lr * self.lr_lambda(epoch)
+        return lr
+
+
+class OneCycleLR(LRScheduler):
+    """1cycle: from max_learning_rate / divide_factor up to max_learning_rate over phase_pct of total_steps, then
+    down to end_learning_rate (three_phase: back to the initial rate first), annealed by cosine or linearly."""
+
+    def __init__(self, max_learning_rate, total_steps, divide_factor=25.0, end_learning_rate=0.0001, phase_pct=0.3,
+                 anneal_strategy='cos', three_phase=False, last_epoch=-1, verbose=False):
+        for label, value in (('max_learning_rate', max_learning_rate), ('end_learning_rate', end_learning_rate)):
+            if not isinstance(value, (float, int)):
+                raise TypeError("'%s' must be 'float' or 'int', but received %s" % (label, type(value)))
+            if value < 0:
+                raise ValueError("'%s' must be a positive integer." % label)
+        if not isinstance(total_steps, int):
+            raise TypeError("'total_step' must be 'int', but received %s" % type(total_steps))
+        if total_steps <= 0:
+            raise ValueError("'total_step' must be a positive integer.")
+        if not isinstance(phase_pct, float):
+            raise TypeError("'phase_pct' must be 'float', but received %s" % type(phase_pct))
+        if phase_pct < 0 or phase_pct > 1:
+            raise ValueError("'phase_pct' must be between 0 and 1, but received %s" % phase_pct)
+        if not isinstance(divide_factor, (float, int)):
+            raise TypeError("'divide_factor' must be 'float' or 'int', but received %s" % type(divide_factor))
+        self.total_steps = total_steps
+        initial_lr = max_learning_rate / float(divide_factor)
+        min_lr = float(end_learning_rate)
+        last = total_steps - 1
+        if three_phase:
+            if phase_pct >= 0.5:
+                raise ValueError("When three_phase is True, 'phase_pct' must be less than 0.5")
+            # start step of each phase (and the last step twice), each phase's length, each phase's rates
+            self._step_config = [0, phase_pct * total_steps - 1, 2 * phase_pct * total_steps - 2, last, last]
+            ends = self._step_config
+            self._steps_size = [ends[1] - ends[0], ends[2] - ends[1], ends[3] - ends[2], ends[3] - ends[2]]
+            self._lr_config = [initial_lr, max_learning_rate, initial_lr, min_lr]
+        else:
+            self._step_config = [0, phase_pct * total_steps - 1, last, last]
+            ends = self._step_config
+            self._steps_size = [ends[1] - ends[0], ends[2] - ends[1], ends[2] - ends[1]]
+            self._lr_config = [initial_lr, max_learning_rate, min_lr]
+        if anneal_strategy == 'cos':
+            self.anneal_func = self._cos_annealing
+        elif anneal_strategy == 'linear':
+            self.anneal_func = self._linear_annealing
+        else:
+            raise ValueError("'anneal_strategy' must by one of 'cos' or 'linear', but received %s" % anneal_strategy)
+        super().__init__(initial_lr, last_epoch, verbose)
+
+    @staticmethod
+    def _cos_annealing(start_lr, end_lr, pct):
+        return end_lr + (start_lr - end_lr) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _linear_annealing(start_lr, end_lr, pct):
+        return (end_lr - start_lr) * pct + start_lr
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError('Tried to step {} times. However the number of total steps is {}'.format(
+                step, self.total_steps))
+        last_phase = len(self._lr_config) - 2
+        for i, (end_step, size) in enumerate(zip(self._step_config[1:], self._steps_size)):
+            if step <= end_step or i == last_phase:
+                return self.anneal_func(self._lr_config[i], self._lr_config[i + 1],
+                                        (step - self._step_config[i]) / size)
+
+
+class CyclicLR(LRScheduler):
+    """Cycles between base_learning_rate and max_learning_rate (up in step_size_up steps, down in step_size_down),
+    the amplitude scaled per cycle ('triangular': 1, 'triangular2': halved each cycle) or per iteration
+    ('exp_range': exp_gamma ** iteration), or by `scale_fn`."""
+
+    def __init__(self, base_learning_rate, max_learning_rate, step_size_up, step_size_down=None, mode='triangular',
+                 exp_gamma=1.0, scale_fn=None, scale_mode='cycle', last_epoch=-1, verbose=False):
+        if not isinstance(max_learning_rate, (float, int)):
+            raise TypeError("'max_learning_rate' must be 'float' or 'int', but received %s"
+                            % type(max_learning_rate))
+        if max_learning_rate < 0:
+            raise ValueError("'max_learning_rate' must be a positive integer, but received %s" % max_learning_rate)
+        for label, value in (('step_size_up', step_size_up), ('step_size_down', step_size_down)):
+            if value is None:
+                continue
+            if not isinstance(value, int):
+                raise TypeError("The type of '%s' must be int, but received %s" % (label, type(value)))
+            if value <= 0:
+                raise ValueError("'%s' must be a positive integer, but received %s" % (label, value))
+        if not isinstance(exp_gamma, float):
+            raise TypeError("The type of 'exp_gamma' must be float, but received %s" % type(exp_gamma))
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.cycle_size = up + down
+        self.step_up_pct = up / self.cycle_size
+        self.max_lr = float(max_learning_rate)
+        self.amplitude = self.max_lr - base_learning_rate
+        if mode not in ('triangular', 'triangular2', 'exp_range') and scale_fn is None:
+            raise ValueError("'mode' is invalid and 'scale_fn' is not specified, make sure one of 'mode' or "
+                             "'scale_fn' is valid")
+        if scale_mode not in ('cycle', 'iterations'):
+            raise ValueError("'scale_mode' must be one of 'cycle' or 'iterations")
+        self.mode = mode
+        self.gamma = exp_gamma
+        if scale_fn is not None:
+            self.scale_fn, self.scale_mode = scale_fn, scale_mode
+        elif mode == 'triangular':
+            self.scale_fn, self.scale_mode = (lambda x: 1.0), 'cycle'
+        elif mode == 'triangular2':
+            self.scale_fn, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), 'cycle'
+        else:
+            self.scale_fn, self.scale_mode = (lambda x: self.gamma ** x), 'iterations'
+        super().__init__(base_learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        iterations = self.last_epoch
+        cycle = 1 + iterations // self.cycle_size
+        pct = 1.0 + iterations / self.cycle_size - cycle
+        if pct <= self.step_up_pct:
+            scale_factor = pct / self.step_up_pct
+        else:
+            scale_factor = (1 - pct) / (1 - self.step_up_pct)
+        scaled_by = cycle if self.scale_mode == 'cycle' else iterations
+        return self.base_lr + self.amplitude * scale_factor * self.scale_fn(scaled_by)
+
+
+class LinearLR(LRScheduler):
+    """From learning_rate * start_factor to learning_rate * end_factor linearly over total_steps, then constant."""
+
+    def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0, last_epoch=-1,
+                 verbose=False):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError('`start_factor` must be greater than 0 and less or equal to 1, but got {}'.format(
+                start_factor))
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError('`end_factor` must be greater than 0 and less than 1, but got {}'.format(end_factor))
+        if total_steps <= 0:
+            raise ValueError('`total_steps` must be greater than 0, but got {}'.format(total_steps))
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_steps = total_steps
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return self.base_lr * self.start_factor
+        if self.last_epoch > self.total_steps:
+            return self.last_lr
+        delta = self.end_factor - self.start_factor
+        return self.last_lr * (1.0 + delta / (self.total_steps * self.start_factor + (self.last_epoch - 1) * delta))
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from learning_rate to eta_min over T_i epochs, restarting with T_i = T_i * T_mult."""
+
+    def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError('Expected positive integer T_0, but got {}'.format(T_0))
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError('Expected integer T_mult >= 1, but got {}'.format(T_mult))
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.eta_min + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch=None) -> None:
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur - self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError('Expected non-negative epoch, but got {}'.format(epoch))
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self.last_lr = self.get_lr()
+        if self.verbose:
+            print('Epoch {}: {} set learning rate to {}.'.format(self.last_epoch, self.__class__.__name__,
+                                                                 self.last_lr))

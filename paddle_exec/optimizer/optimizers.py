@@ -1,13 +1,16 @@
 """The optimizers of `paddle.optimizer` (2.x signatures); `fluid.optimizer` subclasses them with 1.x signatures.
 
 Each creates its accumulators (Paddle's names: `velocity`, `moment1`, `moment2`, `beta1_pow_acc`, `beta2_pow_acc`,
-`moment`, `momentum`, `mean_square`, `mean_grad`, `inf_norm`) and appends one update op per parameter; see base.py
+`moment`, `momentum`, `mean_square`, `mean_grad`, `inf_norm`,
+`_avg_squared_grad`, `_avg_squared_update`) and appends one update op per parameter; see base.py
 for the pass structure and ops/optimizer.py for the update rules.
 
 Version differences, selected by `_paddle2` (False in fluid.optimizer):
 - Adam: Paddle 2.x scales epsilon by sqrt(1 - beta2^t) (the op's `scaled_epsilon`);
 - Momentum: 2.x fuses an L2Decay weight decay into the momentum op (`regularization_method='l2_decay'`) instead
   of appending scale + sum ops.
+- Adadelta: 2.x multiplies the update by the learning rate (the op's LearningRate input); 1.8's op has no
+  LearningRate and ignores it.
 - Lamb: 2.x bias-corrects the moments and advances the beta pows (the op's `bias_correction`, Beta1PowOut and
   Beta2PowOut); 1.8's op has neither and leaves the pows at their initial values.
 """
@@ -18,7 +21,7 @@ from ..framework.variable import Variable
 from ..regularizer import L2DecayRegularizer
 from .base import Optimizer
 
-__all__ = ['SGD', 'Momentum', 'Adam', 'AdamW', 'Adagrad', 'RMSProp', 'Adamax', 'DecayedAdagrad', 'Lamb']
+__all__ = ['SGD', 'Momentum', 'Adam', 'AdamW', 'Adagrad', 'RMSProp', 'Adamax', 'DecayedAdagrad', 'Lamb', 'Adadelta']
 
 
 def _f(value, name: str) -> float:
@@ -343,3 +346,38 @@ class Lamb(Adam):
         else:  # Paddle 1.8's lamb op: no pow outputs, the pows stay at beta1/beta2
             del outputs['Beta1PowOut'], outputs['Beta2PowOut']
         return block.append_op('lamb', inputs, outputs, attrs)
+
+
+class Adadelta(Optimizer):
+    """E[g^2] = rho*E[g^2] + (1-rho)*g^2; update = -sqrt((E[u^2] + eps) / (E[g^2] + eps)) * g;
+    E[u^2] = rho*E[u^2] + (1-rho)*update^2; param += lr * update (Paddle 1.8: param += update)."""
+    type = 'adadelta'
+    _avg_squared_grad_acc_str = '_avg_squared_grad'
+    _avg_squared_update_acc_str = '_avg_squared_update'
+
+    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, *, parameter_list=None, regularization=None):
+        if learning_rate is None:
+            raise ValueError('learning_rate is not set.')
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list=parameter_list,
+                         regularization=regularization)
+        self._epsilon = _f(epsilon, 'epsilon')
+        self._rho = _f(rho, 'rho')
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator(self._avg_squared_grad_acc_str, p)
+            self._add_accumulator(self._avg_squared_update_acc_str, p)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        param, grad = param_and_grad
+        avg_grad = self._get_accumulator(self._avg_squared_grad_acc_str, param)
+        avg_update = self._get_accumulator(self._avg_squared_update_acc_str, param)
+        inputs = {'Param': [param], 'Grad': [grad], 'AvgSquaredGrad': [avg_grad], 'AvgSquaredUpdate': [avg_update]}
+        attrs = {'epsilon': self._epsilon, 'rho': self._rho}
+        if self._paddle2:
+            inputs['LearningRate'] = [self._create_param_lr(param_and_grad)]
+            attrs['multi_precision'] = False
+        return block.append_op('adadelta', inputs,
+                               {'ParamOut': [param], 'AvgSquaredGradOut': [avg_grad],
+                                'AvgSquaredUpdateOut': [avg_update]}, attrs)

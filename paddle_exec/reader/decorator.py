@@ -10,18 +10,20 @@ returns a new reader, so nothing is read until the returned reader is called:
 shuffle draws from Python's `random` module (so `random.seed` makes it repeatable, as in Paddle). buffered and
 xmap_readers run their producers on daemon threads that end with the source reader; an exception raised by the
 source reader or the mapper is re-raised in the consuming thread instead of hanging it.
-multiprocess_reader is not provided (use xmap_readers or the DataLoader).
+multiprocess_reader runs each reader in a forked process and yields their samples as they come (the order
+between readers is not fixed, as in Paddle); a reader's exception ends the merged reader with that error.
 """
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import random
 import threading
 from collections.abc import Callable, Iterable
 from queue import Queue
 
 __all__ = ['cache', 'map_readers', 'buffered', 'compose', 'chain', 'shuffle', 'ComposeNotAligned', 'firstn',
-           'xmap_readers']
+           'xmap_readers', 'multiprocess_reader']
 
 Reader = Callable[[], Iterable]
 
@@ -194,3 +196,45 @@ def xmap_readers(mapper: Callable, reader: Reader, process_num: int, buffer_size
                 continue
             yield item
     return ordered_reader if order else unordered_reader
+
+
+def _read_into(reader: Reader, queue) -> None:
+    try:
+        for sample in reader():
+            if sample is None:
+                raise ValueError('sample has None')
+            queue.put(sample)
+        queue.put(None)
+    except Exception as e:  # noqa: BLE001  (carried to the merging process)
+        queue.put(('__multiprocess_reader_error__', '%s: %s' % (type(e).__name__, e)))
+
+
+def multiprocess_reader(readers: list, use_pipe: bool = True, queue_size: int = 1000) -> Reader:
+    """A reader of the samples of every reader in `readers`, each read in its own forked process (use_pipe is
+    accepted; samples always travel through one bounded queue of `queue_size`)."""
+    if not isinstance(readers, (list, tuple)) or not readers:
+        raise ValueError('multiprocess_reader needs a non-empty list of readers')
+
+    def merged():
+        ctx = multiprocessing.get_context('fork')
+        queue = ctx.Queue(queue_size)
+        procs = [ctx.Process(target=_read_into, args=(r, queue), daemon=True) for r in readers]
+        for p in procs:
+            p.start()
+        finished = 0
+        try:
+            while finished < len(procs):
+                sample = queue.get()
+                if sample is None:
+                    finished += 1
+                elif isinstance(sample, tuple) and len(sample) == 2 and \
+                        sample[0] == '__multiprocess_reader_error__':
+                    raise RuntimeError('multiprocess_reader: a reader failed: %s' % sample[1])
+                else:
+                    yield sample
+        finally:
+            for p in procs:
+                if p.is_alive():
+                    p.terminate()
+                p.join()
+    return merged

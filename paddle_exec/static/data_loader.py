@@ -1,4 +1,5 @@
-"""fluid.io.DataLoader.from_generator: Paddle 1.8's generator loader, non-iterable (in-graph) and iterable.
+"""fluid.io.DataLoader.from_generator: Paddle 1.8's generator loader, non-iterable (in-graph) and iterable, and
+fluid.io.PyReader, its older name (decorate_* for set_*).
 
 Non-iterable (`iterable=False`), the loader is part of the program:
 
@@ -26,8 +27,10 @@ Iterable (`iterable=True`), the loader is a Python iterable of feeds for `exe.ru
 with one dict {name: LoDTensor} per place of `places` (or, with return_list=True, one list of LoDTensors per
 place); a last group of batches smaller than the number of places is dropped, as Paddle does.
 
-Batches are converted as Paddle's `_check_input_array` does (`np.asarray`, no cast): a generator yielding float64 for
-a float32 variable gets the read op's dtype error.
+Samples given as lists of ids (set_sample_list_generator / set_sample_generator) go through the DataFeeder, which
+makes LoDTensors for the variables declared with lod_level > 0; their LoD reaches the program through the `read`
+op (non-iterable) or the feed dicts (iterable). Batches are converted as Paddle's `_check_input_array` does
+(`np.asarray`, no cast): a generator yielding float64 for a float32 variable gets the read op's dtype error.
 """
 from __future__ import annotations
 
@@ -36,24 +39,31 @@ import threading
 
 import numpy as np
 
-from ..framework.dtype import VarType
+from ..framework import unique_name
+from ..framework.dtype import VarType, to_var_type
 from ..framework.errors import EOFException
+from ..framework.lod import check_lod
 from ..framework.place import CPUPlace
-from ..framework.program import default_main_program
+from ..framework.program import Program, default_main_program
 from ..framework.scope import LoDTensor, global_scope
 from ..framework.unique_name import UniqueNameGenerator
 from ..framework.variable import Variable
 from ..ops.reader import BlockingQueue, ReaderCancelled
 from .extras import DataFeeder
 
-__all__ = ['DataLoader']
+__all__ = ['DataLoader', 'PyReader', 'py_reader', 'create_py_reader_by_data', 'read_file', 'double_buffer']
 
 _loader_names = UniqueNameGenerator()       # Paddle's data_loader_unique_name_generator
 
 
 def _as_batch_array(item, var: Variable):
-    """Paddle's _check_input_array: arrays as they are (no cast), nested lists as arrays; ragged lists raise."""
+    """Paddle's _check_input_array: arrays as they are (no cast), nested lists as arrays; ragged lists raise. A
+    LoDTensor with a LoD stays a LoDTensor (its LoD checked against its rows): the read op gives the LoD to its
+    output when the variable is declared with lod_level > 0."""
     if isinstance(item, LoDTensor):
+        if item._lod:
+            check_lod(item._lod, np.shape(item.value)[0] if np.ndim(item.value) else None, var.name)
+            return LoDTensor(item.value, item._lod)
         return item.value
     if isinstance(item, np.ndarray):
         return item
@@ -64,6 +74,10 @@ def _as_batch_array(item, var: Variable):
                         "to 'decorate_batch_generator' to locate the data causes this issue.\n\t* Please consider "
                         "using 'fluid.create_lod_tensor' to convert it to a LoD-Tensor.")
     return arr
+
+
+def _as_tensor(item) -> LoDTensor:
+    return item if isinstance(item, LoDTensor) else LoDTensor(item)
 
 
 def _convert_places(places) -> list:
@@ -90,17 +104,12 @@ class DataLoader:
                             '(paddle_exec has no multiprocess loader)')
         return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list, drop_last)
 
-    @staticmethod
-    def from_dataset(dataset, places, drop_last=True):
-        raise NotImplementedError('DataLoader.from_dataset: fluid Dataset (InMemoryDataset/QueueDataset) is not '
-                                  'supported by paddle_exec; use DataLoader.from_generator')
-
 
 class GeneratorLoader:
     """What DataLoader.from_generator returns; see the module docstring."""
 
     def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False,
-                 drop_last=True):
+                 drop_last=True, append_ops=True):
         if not capacity:
             raise ValueError('Please give value to capacity.')
         if not feed_list:
@@ -118,14 +127,19 @@ class GeneratorLoader:
         self._places = None
         self._thread: threading.Thread | None = None
         self._queue: BlockingQueue | None = None
-        if not iterable:
+        if not iterable and append_ops:        # py_reader appends its own ops (and read_file the read)
             self._init_non_iterable()
 
     # --- non-iterable: the ops --------------------------------------------------------------------------------
     def _init_non_iterable(self) -> None:
-        queue_name = _loader_names('lod_tensor_blocking_queue')
-        reader_name = _loader_names('create_py_reader')
-        double_buffer_name = _loader_names('double_buffer')
+        reader = self._create_reader_ops(_loader_names('lod_tensor_blocking_queue'),
+                                         _loader_names('create_py_reader'), _loader_names('double_buffer'))
+        default_main_program().current_block().append_op('read', {'Reader': [reader]}, {'Out': self._feed_list},
+                                                         {'drop_last': self._drop_last})
+
+    def _create_reader_ops(self, queue_name: str, reader_name: str, double_buffer_name: str) -> Variable:
+        """The queue (in the global scope) and the create_py_reader (+ create_double_buffer_reader) ops; returns
+        the reader variable a `read` op takes."""
         self._queue = BlockingQueue(self._capacity, queue_name)
         global_scope().var(queue_name).set_value(self._queue)
         block = default_main_program().current_block()
@@ -144,7 +158,7 @@ class GeneratorLoader:
                                         stop_gradient=True)
             block.append_op('create_double_buffer_reader', {'UnderlyingReader': [reader]}, {'Out': [buffered]})
             reader = buffered
-        block.append_op('read', {'Reader': [reader]}, {'Out': self._feed_list}, {'drop_last': self._drop_last})
+        return reader
 
     @property
     def queue(self) -> BlockingQueue | None:
@@ -259,8 +273,8 @@ class GeneratorLoader:
             self._stop_iteration_thread()
             raise StopIteration from None
         if self._return_list:
-            return [[LoDTensor(a) for a in batch] for batch in step]
-        return [{n: LoDTensor(a) for n, a in zip(names, batch)} for batch in step]
+            return [[_as_tensor(a) for a in batch] for batch in step]
+        return [{n: _as_tensor(a) for n, a in zip(names, batch)} for batch in step]
 
     next = __next__
 
@@ -269,3 +283,97 @@ class GeneratorLoader:
             self._queue.reset()
             self._thread.join()
         self._thread = None
+
+
+class PyReader(GeneratorLoader):
+    """fluid.io.PyReader (1.8): the generator loader under its older names (decorate_* for set_*)."""
+
+    def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False):
+        super().__init__(feed_list, capacity, use_double_buffer, iterable, return_list)
+
+    def decorate_sample_generator(self, sample_generator, batch_size, drop_last=True, places=None):
+        return self.set_sample_generator(sample_generator, batch_size, drop_last, places)
+
+    def decorate_sample_list_generator(self, reader, places=None):
+        return self.set_sample_list_generator(reader, places)
+
+    def decorate_batch_generator(self, reader, places=None):
+        return self.set_batch_generator(reader, places)
+
+
+# --- fluid.layers.py_reader (1.8): the reader as a Variable with the loader's methods -----------------------------
+
+def _py_reader(capacity, shapes, dtypes, lod_levels=None, name=None, use_double_buffer=True,
+               feed_list=None) -> Variable:
+    """The reader Variable of a non-iterable loader whose `read` op read_file appends; the Variable carries the
+    loader's start / reset and the 1.8 decorate_* methods."""
+    if feed_list is not None:
+        if not isinstance(feed_list, list):
+            raise TypeError('feed_list should be a list of Variable instead of ' + str(type(feed_list)))
+        slots = list(feed_list)
+    else:
+        lod_levels = list(lod_levels) if lod_levels is not None else [0] * len(shapes)
+        if not (len(shapes) == len(dtypes) == len(lod_levels)):
+            raise ValueError('py_reader: shapes, dtypes and lod_levels must have the same length')
+        block = Program().global_block()           # the slots' descriptions, as 1.8's throwaway data layers
+        slots = [block.create_var(name=str(i), shape=list(shape), dtype=to_var_type(dtype), lod_level=lod)
+                 for i, (shape, dtype, lod) in enumerate(zip(shapes, dtypes, lod_levels))]
+    loader = GeneratorLoader(slots, capacity, use_double_buffer, iterable=False, append_ops=False)
+    if name is None:
+        names = (_loader_names('lod_tensor_blocking_queue'), _loader_names('create_py_reader'),
+                 _loader_names('double_buffer'))
+    else:
+        names = (name + '_queue', name + '_reader', name + '_double_buffer')
+    reader = loader._create_reader_ops(*names)
+    reader._py_reader_loader = loader
+    reader.start = loader.start
+    reader.reset = loader.reset
+    reader.queue = loader.queue
+    reader.decorate_paddle_reader = lambda r, places=None: loader.set_sample_list_generator(r)
+    reader.decorate_sample_list_generator = reader.decorate_paddle_reader
+    reader.decorate_tensor_provider = lambda f, places=None: loader.set_batch_generator(f)
+    reader.decorate_batch_generator = reader.decorate_tensor_provider
+    reader.decorate_sample_generator = \
+        lambda g, batch_size, drop_last=True, places=None: loader.set_sample_generator(g, batch_size, drop_last)
+    return reader
+
+
+def py_reader(capacity, shapes, dtypes, lod_levels=None, name=None, use_double_buffer=True) -> Variable:
+    """fluid.layers.py_reader: a reader fed from Python; read_file(reader) gives its data variables."""
+    logging.warning('paddle.fluid.layers.py_reader() may be deprecated in the near future. Please use '
+                    'paddle.fluid.io.DataLoader.from_generator() instead.')
+    return _py_reader(capacity, shapes, dtypes, lod_levels, name, use_double_buffer)
+
+
+def create_py_reader_by_data(capacity, feed_list, name=None, use_double_buffer=True) -> Variable:
+    """fluid.layers.create_py_reader_by_data: py_reader shaped like the feed_list variables."""
+    logging.warning('paddle.fluid.layers.create_py_reader_by_data() may be deprecated in the near future. Please '
+                    'use paddle.fluid.io.DataLoader.from_generator() instead.')
+    return _py_reader(capacity, None, None, None, name, use_double_buffer, feed_list=feed_list)
+
+
+def double_buffer(reader, place=None, name=None) -> Variable:
+    """fluid.layers.double_buffer: a create_double_buffer_reader over `reader`, keeping its methods."""
+    block = default_main_program().current_block()
+    out = block.create_var(name=name or _loader_names('double_buffer'), type=VarType.READER, persistable=True,
+                           stop_gradient=True)
+    attrs = {'place': str(place).upper()} if place is not None else {}
+    block.append_op('create_double_buffer_reader', {'UnderlyingReader': [reader]}, {'Out': [out]}, attrs)
+    for attr in ('_py_reader_loader', 'start', 'reset', 'queue', 'decorate_paddle_reader',
+                 'decorate_sample_list_generator', 'decorate_tensor_provider', 'decorate_batch_generator',
+                 'decorate_sample_generator'):
+        if hasattr(reader, attr):
+            setattr(out, attr, getattr(reader, attr))
+    return out
+
+
+def read_file(reader):
+    """fluid.layers.read_file: the data variables of a py_reader (a `read` op); one Variable or a list."""
+    loader = getattr(reader, '_py_reader_loader', None)
+    if loader is None:
+        raise TypeError('read_file expects the reader of fluid.layers.py_reader / create_py_reader_by_data')
+    block = default_main_program().current_block()
+    out = [block.create_var(name=unique_name.generate_with_ignorable_key('read_file.tmp'), shape=list(v.shape),
+                            dtype=v.dtype, lod_level=v.lod_level, stop_gradient=True) for v in loader._feed_list]
+    block.append_op('read', {'Reader': [reader]}, {'Out': out})
+    return out[0] if len(out) == 1 else out

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..executor.config import cpu_place_count
 from ..framework.dtype import convert_dtype, to_var_type
+from ..framework.lod import flatten_nested
 from ..framework.program import default_main_program
 from ..framework.scope import LoDTensor
 from ..framework.variable import Variable
@@ -122,9 +123,13 @@ class InputSpec:
 # --- DataFeeder -------------------------------------------------------------------------------------------------
 
 class _Converter:
-    """Collects one field of every sample and turns it into a LoDTensor (fluid's DataToLoDTensorConverter)."""
+    """Collects one field of every sample and turns it into a LoDTensor (fluid's DataToLoDTensorConverter): a
+    variable with lod_level L takes per sample a list of sequences L deep (one id list for L = 1), whose innermost
+    items are the rows; the LoD is their lengths. A sample nested too shallow, or rows that make no regular array,
+    raise naming the variable."""
 
-    def __init__(self, lod_level: int, shape, dtype):
+    def __init__(self, name: str, lod_level: int, shape, dtype):
+        self.name = name
         self.lod_level = lod_level
         # reshaping to the variable's shape only works with at most one unknown dimension
         self.shape = list(shape) if sum(1 for d in shape if d < 0) <= 1 else None
@@ -133,18 +138,21 @@ class _Converter:
         self.lod: list = [[] for _ in range(lod_level)]
 
     def feed(self, data) -> None:
-        self._feed(data, self.lod, self.lod_level)
-
-    def _feed(self, data, lod, lod_level) -> None:
-        if lod_level == 0:
+        if self.lod_level == 0:
             self.data.append(data)
             return
-        lod[0].append(len(data))
-        for item in data:
-            self._feed(item, lod[1:], lod_level - 1)
+        rows, lengths = flatten_nested([data], self.lod_level, self.name)
+        self.data.extend(rows)
+        for level, more in zip(self.lod, lengths):
+            level.extend(more)
 
     def done(self) -> LoDTensor:
-        arr = np.array(self.data, dtype=self.dtype)
+        try:
+            arr = np.array(self.data, dtype=self.dtype)
+        except ValueError:
+            raise ValueError("DataFeeder: the samples of '%s' (lod_level=%d, shape %s) do not make a regular array: "
+                             "nested lists of the wrong depth, or rows of different sizes"
+                             % (self.name, self.lod_level, self.shape)) from None
         if self.shape and len(arr.shape) != len(self.shape):
             try:
                 arr = arr.reshape(self.shape)
@@ -177,8 +185,8 @@ class DataFeeder:
         self.place = place
 
     def feed(self, iterable) -> dict:
-        converters = [_Converter(lod, shape, dtype) for lod, shape, dtype
-                      in zip(self.feed_lod_level, self.feed_shapes, self.feed_dtypes)]
+        converters = [_Converter(name, lod, shape, dtype) for name, lod, shape, dtype
+                      in zip(self.feed_names, self.feed_lod_level, self.feed_shapes, self.feed_dtypes)]
         for sample in iterable:
             if len(sample) != len(converters):
                 raise ValueError('The number of fields in data (%d) does not match len(feed_list) (%d)'

@@ -29,6 +29,8 @@ from .pickled_state import read_state
 from .safe_pickle import CorruptFileError, UnsafePickleError, dump_portable
 from .var_files import (
     array_of,
+    get_program_parameter,
+    get_program_persistable_vars,
     is_belong_to_optimizer,
     is_parameter,
     is_persistable,
@@ -45,7 +47,7 @@ from .var_files import (
 __all__ = ['save', 'load', 'load_program_state', 'set_program_state', 'save_vars', 'save_params',
            'save_persistables', 'load_vars', 'load_params', 'load_persistables', 'is_parameter', 'is_persistable',
            'is_belong_to_optimizer', 'save_inference_model', 'load_inference_model', 'program_from_model_bytes',
-           'UnsafePickleError', 'CorruptFileError']
+           'UnsafePickleError', 'CorruptFileError', 'get_program_parameter', 'get_program_persistable_vars']
 
 
 def save(program: Program, model_path: str, protocol: int = 4, **configs) -> None:

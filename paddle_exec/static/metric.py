@@ -10,9 +10,10 @@ from ..framework.dtype import VarType
 from ..framework.variable import Variable
 from ..layers.helper import LayerHelper
 from ..layers.metric import accuracy, auc
+from ..layers.metric import ctr_metric_bundle_v2 as ctr_metric_bundle
 
 # paddle.topk is exported at the top level (paddle_exec/utils_compat.py), not by paddle.static
-__all__ = ['accuracy', 'auc']
+__all__ = ['accuracy', 'auc', 'ctr_metric_bundle']
 
 
 def topk(x, k, axis=None, largest=True, sorted=True, name=None) -> tuple[Variable, Variable]:

@@ -45,6 +45,16 @@ def is_belong_to_optimizer(var: Variable) -> bool:
     return not (isinstance(var, Parameter) or var.need_check_feed) and is_persistable(var)
 
 
+def get_program_parameter(program: Program) -> list[Variable]:
+    """fluid.io.get_program_parameter: the program's Parameters (list_vars order)."""
+    return list(filter(is_parameter, program.list_vars()))
+
+
+def get_program_persistable_vars(program: Program) -> list[Variable]:
+    """fluid.io.get_program_persistable_vars: the program's persistable variables (list_vars order)."""
+    return list(filter(is_persistable, program.list_vars()))
+
+
 def unique_vars(program: Program, predicate) -> list[Variable]:
     seen, out = set(), []
     for var in program.list_vars():

@@ -231,9 +231,6 @@ def test_a_save_killed_at_random_moments_leaves_a_whole_checkpoint(tmp_path, mod
     committed = 2.0
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
-    unnamed = atomic_files._open_unnamed(str(folder))
-    if unnamed is not None:
-        os.close(unnamed)
     for round_ in range(1, 5):
         gen0 = 100.0 * round_
         saver_process = start(int(gen0), 100)
@@ -245,10 +242,8 @@ def test_a_save_killed_at_random_moments_leaves_a_whole_checkpoint(tmp_path, mod
         saved = [float(line.split()[1]) for line in out.splitlines() if line.startswith('saved')]
         where = 'seed %d, round %d, killed after %.3f s (save takes %.3f s), saved %s' % (seed, round_, delay,
                                                                                          save_time, saved)
-        left = strays(folder)
-        # a kill while the bytes are written leaves nothing: they are in unnamed files until the commit
-        if unnamed is not None and not any(n.startswith(JOURNAL_PREFIX) for n in left):
-            assert left == [], where
+        # strays may be left by a kill in the commit phase (it names the unnamed files before writing its journal,
+        # a window a loaded machine stretches): the load below must finish or discard them
         gen, low, high = load_checkpoint(saver, folder, mode)
         assert low == high == gen, where                       # never a mix of two saves
         # the last save reported whole, or the one after it if the kill came past its commit point

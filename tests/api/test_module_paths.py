@@ -22,8 +22,28 @@ FLUID_LAYERS = ['nn', 'tensor', 'control_flow', 'io', 'ops', 'loss', 'metric_op'
                 'detection', 'rnn', 'sequence_lod', 'distributions']
 FLUID_MODULES = ['framework', 'executor', 'parallel_executor', 'backward', 'layer_helper', 'initializer', 'clip',
                  'regularizer', 'param_attr', 'unique_name', 'data_feeder', 'reader', 'data', 'compiler']
+# issue 12: the remaining fluid 1.8 module paths and the 2.x utility modules
+FLUID_MORE = ['annotations', 'communicator', 'contrib', 'contrib.decoder', 'contrib.decoder.beam_search_decoder',
+              'contrib.extend_optimizer', 'contrib.extend_optimizer.extend_optimizer_with_weight_decay',
+              'contrib.layers', 'contrib.layers.metric_op', 'contrib.layers.nn', 'contrib.layers.rnn_impl',
+              'contrib.memory_usage_calc', 'contrib.model_stat', 'contrib.op_frequence', 'contrib.reader',
+              'contrib.reader.distributed_reader', 'data_feed_desc', 'dataloader', 'dataloader.batch_sampler',
+              'dataloader.dataloader_iter', 'dataloader.dataset', 'dataset', 'debugger', 'default_scope_funcs',
+              'device_worker', 'distribute_lookup_table', 'dygraph_utils', 'graphviz', 'incubate', 'incubate.fleet',
+              'incubate.fleet.base', 'incubate.fleet.base.fleet_base', 'incubate.fleet.base.mode',
+              'incubate.fleet.base.role_maker', 'incubate.fleet.collective', 'incubate.fleet.utils',
+              'incubate.fleet.utils.fleet_barrier_util', 'incubate.fleet.utils.fleet_util',
+              'incubate.fleet.utils.hdfs', 'incubate.fleet.utils.utils', 'install_check', 'layer_helper_base',
+              'layers.collective', 'layers.device', 'layers.layer_function_generator', 'layers.math_op_patch',
+              'layers.utils',
+              'log_helper', 'multiprocess_utils', 'net_drawer', 'op', 'trainer_desc', 'trainer_factory',
+              'transpiler', 'transpiler.collective', 'transpiler.distribute_transpiler',
+              'transpiler.geo_sgd_transpiler', 'transpiler.memory_optimization_transpiler', 'transpiler.ps_dispatcher',
+              'wrapped_decorator']
 CREATED = (['paddle.fluid.layers.' + m for m in FLUID_LAYERS] + ['paddle.fluid.' + m for m in FLUID_MODULES]
-           + ['paddle.io', 'paddle.static.nn'])
+           + ['paddle.fluid.' + m for m in FLUID_MORE]
+           + ['paddle.io', 'paddle.static.nn', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.linalg',
+              'paddle.fft', 'paddle.signal'])
 
 
 def _ours(paddle_path: str):

@@ -455,13 +455,15 @@ def test_a_compiled_program_keeps_its_scope(scope):
         exe.run(cp, feed=batch(4), fetch_list=[loss], scope=fluid.Scope())
 
 
-def test_multi_trainer_and_sync_batch_norm_are_refused(scope):
+def test_multi_trainer_outside_a_job_is_refused(scope):
+    """num_trainers = 2 works in a job of 2 trainer processes (tests/distributed); a lone process is told how to
+    start one (issue 16: it raised NotImplementedError before multi-process training existed)."""
     prog = regression()
     exe = started(prog, scope)
     main, _, loss, *_ = prog
     bs = BS()
     bs.num_trainers = 2
-    with pytest.raises(NotImplementedError, match='num_trainers = 2'):
+    with pytest.raises(RuntimeError, match='num_trainers = 2 and trainer_id = 0, but this process is trainer 0 of 1'):
         exe.run(compiled(main, loss, 2, build_strategy=bs), feed=batch(4), fetch_list=[loss])
 
 

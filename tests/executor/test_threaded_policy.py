@@ -362,7 +362,9 @@ def timed_branches(caller_cost, worker_cost, branches=4):
 
 
 def test_probing_keeps_parallel_runs_when_they_are_faster():
-    plan, log = timed_branches(0.002, 0.002)
+    # sleeps long enough (4 x 20 ms in order against about 20 ms in parallel) that a loaded machine's scheduling
+    # delays, a few ms, cannot make the parallel probe look slower
+    plan, log = timed_branches(0.02, 0.02)
     policy = ThreadedPolicy(4)
     policy.probe_runs, policy.hold_runs = 2, 5
     try:

@@ -2,8 +2,9 @@
 compiled segments off (one node per op) and on ('sync': compiled at the first run, so the numba tier is what runs;
 the numpy tier of a segment computes the same numbers, tests/executor/test_segments.py).
 
-ParallelExecutor cases (CPU_NUM > 0) are checked as soon as everything they use exists: a case whose builders or
-op kernels are not written yet is skipped, and the skip names what is missing. Plain-Executor cases always run.
+A case is checked as soon as everything it uses exists: a case whose builders (a layer function) or op kernels are
+not written yet is skipped, and the skip names what is missing (the LoD cases that need dynamic_lstm, dynamic_gru
+or linear_chain_crf wait for them this way). A case whose parts all exist must match; it never skips.
 """
 import glob
 import importlib
@@ -44,10 +45,9 @@ def missing_parts(case) -> str | None:
 @pytest.mark.parametrize('name', CASES)
 def test_golden_case(name, compile_mode, monkeypatch):
     case = run_case.load_case(os.path.join(HERE, 'cases', name + '.py'))
-    if case.CPU_NUM:
-        missing = missing_parts(case)
-        if missing:
-            pytest.skip('ParallelExecutor case not ready: %s' % missing)
+    missing = missing_parts(case)
+    if missing:
+        pytest.skip('%s case not ready: %s' % ('ParallelExecutor' if case.CPU_NUM else 'Executor', missing))
     monkeypatch.delenv('CPU_NUM', raising=False)
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', compile_mode)
     import paddle_exec

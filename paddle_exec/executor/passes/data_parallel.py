@@ -25,22 +25,23 @@ the same summed array; it is copied per place only if a later op updates the gra
 writes its outputs into every place's slots (Paddle's broadcast after a Reduce-mode update); the persistables that
 only run-once nodes write are *shared* by all places' scopes (`plan.shared_persistables`), the rest are copied.
 
-`plan_to_dot(plan)` and `ops_to_dot(block.ops)` render the compiled graph and the program's graph for
-BuildStrategy.debug_graphviz_path.
+executor/graphs.py draws the compiled graph for BuildStrategy.debug_graphviz_path.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...framework import registry
+from ...framework.collective import settings_of
 from ...framework.dtype import to_numpy
 from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
 from ...framework.registry import OpInfo
 from ...framework.scope import SelectedRows
 from ...framework.variable import EMPTY_VAR_NAME
 from ..plan import BlockAnalysis, ExecutionPlan, PlanNode, place_binding
+from .collective import BUCKET_INFOS, has_cross_process_ops, plan_collectives, span_node
 
-__all__ = ['build_data_parallel_plan', 'is_inference_program', 'plan_to_dot', 'ops_to_dot',
+__all__ = ['build_data_parallel_plan', 'is_inference_program',
            'shared_persistables']
 
 LOSS_GRAD_ROLE = int(OpRole.Backward | OpRole.Loss)
@@ -95,9 +96,10 @@ class _Layout:
         return place
 
 
-def _per_place_ops(program, n_places: int, loss_name, reduce_mode: bool, scale_strategy: int):
+def _per_place_ops(program, n_places: int, loss_name, reduce_mode: bool, scale_strategy: int, n_trainers: int = 1):
     """The op list of one place (collectives inserted) and, per op index, None (replicated), ('all', None)
-    (a collective over every place) or ('once', owner place)."""
+    (a collective over every place) or ('once', owner place). With several trainers the gradients get an
+    `all_reduce` even on one place: the collective pass (passes/collective.py) makes it cross the processes."""
     block = program.global_block()
     ops, kinds = [], []
     seed_index = None
@@ -107,7 +109,7 @@ def _per_place_ops(program, n_places: int, loss_name, reduce_mode: bool, scale_s
         role = _role(op)
         if loss_name and seed_index is None and role == LOSS_GRAD_ROLE:
             seed_index = len(ops)
-            collective = n_places > 1
+            collective = n_places > 1 or n_trainers > 1
             if scale_strategy == _CUSTOMIZED:
                 seed_index = -1          # the user feeds loss@GRAD
                 continue
@@ -230,7 +232,7 @@ def _written_in_place(ops) -> set[str]:
     """Variables some op updates in place (an output declared `inplace` in the op's schema)."""
     names: set[str] = set()
     for op in ops:
-        info = COLLECTIVE_INFOS.get(op.type) or registry.get(op.type)
+        info = COLLECTIVE_INFOS.get(op.type) or BUCKET_INFOS.get(op.type) or registry.get(op.type)
         for out_slot in info.inplace:
             names.update(op.outputs.get(out_slot, ()))
     return names
@@ -248,14 +250,33 @@ def shared_persistables(program, n_places: int, loss_name=None, reduce_mode: boo
 
 def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, loss_name=None,
                              reduce_mode: bool = False, gradient_scale: int = _COEFF_NUM_DEVICE,
-                             n_ranks: int | None = None, context=None) -> ExecutionPlan:
+                             n_ranks: int | None = None, context=None, feed_lod=(), n_trainers: int = 1,
+                             fuse_all_reduce: bool = True, fuse_grad_size_mb: float = 32.0) -> ExecutionPlan:
     """The multi-place plan of `program`'s global block; see the module docstring. `gradient_scale` is
-    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with."""
+    BuildStrategy.GradientScaleStrategy's value; `context` the compile context kernels are made with; `n_ranks` the
+    loss@GRAD seed's divisor (places times trainers); `feed_lod` the (name, levels) of fed names that carry LoD
+    (every place's share carries as many levels). With several trainers, or cross-process collectives in the
+    program, the collective pass fuses the gradients into buckets of `fuse_grad_size_mb` (passes/collective.py)."""
     scale_strategy = gradient_scale
     n_ranks = n_ranks or n_places
     block = program.global_block()
-    ops, kinds, seed_index = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy)
-    a = BlockAnalysis(block, feed_names, fetch_names, ops=ops, op_infos=COLLECTIVE_INFOS)
+    if reduce_mode and n_trainers > 1:
+        raise NotImplementedError('ReduceStrategy.Reduce with several trainers (BuildStrategy.num_trainers = %d) is '
+                                  'not supported: use ReduceStrategy.AllReduce' % n_trainers)
+    ops, kinds, seed_index = _per_place_ops(program, n_places, loss_name, reduce_mode, scale_strategy, n_trainers)
+    extra_deps: dict = {}
+    if n_trainers > 1 or has_cross_process_ops(program):
+        settings = settings_of(program)
+        if settings is not None:
+            fuse_all_reduce, fuse_grad_size_mb = settings.fuse_all_reduce_ops, settings.fuse_grad_size_in_MB
+        seed_op = ops[seed_index] if seed_index is not None else None
+        ops, kinds, extra_deps = plan_collectives(block, ops, kinds, n_places, n_trainers, fuse_all_reduce,
+                                                  fuse_grad_size_mb)
+        seed_index = next(j for j, op in enumerate(ops) if op is seed_op) if seed_op is not None else None
+    a = BlockAnalysis(block, feed_names, fetch_names, ops=ops, op_infos={**COLLECTIVE_INFOS, **BUCKET_INFOS},
+                      feed_lod=feed_lod)
+    for j, more in extra_deps.items():
+        a.deps[j] |= more
     stride = len(a.slot_of)
     coeff = 1.0 / n_ranks if scale_strategy == _COEFF_NUM_DEVICE else 1.0
 
@@ -279,16 +300,22 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
         kind = kinds[j]
         in_spec, out_spec, free = a.in_specs[j], a.out_specs[j], a.frees[j]
         if kind is None:
+            lod_step = a.lod_steps[j]
             for p in range(n_places):
                 off = p * stride
-                kernel = (_seed_kernel(op, coeff) if j == seed_index else registry.make_kernel(op, context))
+                kernel = (_seed_kernel(op, coeff) if j == seed_index
+                          else registry.make_kernel(op, context, a.op_lods[j]))
                 nodes.append(PlanNode(len(nodes), op, kernel, tuple(_shift(s, off) for s in in_spec),
-                                      tuple(_shift(s, off) for s in out_spec), [s + off for s in free], place=p))
+                                      tuple(_shift(s, off) for s in out_spec), [s + off for s in free], place=p,
+                                      lod=None if lod_step is None else lod_step.shifted(off)))
                 deps.append({node_of[d][p] for d in a.deps[j]})
             continue
         all_free = [s + p * stride for p in range(n_places) for s in free]
         grad = op.input_arg_names[0] if op.type in COLLECTIVE_INFOS else None
-        if kind[0] == 'all':
+        if kind[0] in ('bucket_start', 'bucket_wait', 'span'):
+            kernel, ins, outs, label = span_node(op, kind, in_spec, out_spec, stride, n_places, inplace_written)
+            node = PlanNode(len(nodes), op, kernel, ins, outs, all_free, place=0, label=label)
+        elif kind[0] == 'all':
             slots = _spread(in_spec[0], stride, n_places)
             kernel = _all_reduce_kernel(grad, n_places, grad in inplace_written)
             node = PlanNode(len(nodes), op, kernel, (slots,), (slots,), all_free, place=0,
@@ -306,7 +333,7 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
             info = registry.get(op.type)
             copies = tuple(any(n in a.persistable and n not in shared for n in op.outputs.get(slot, ()))
                            for slot in info.outputs)
-            kernel = _broadcast_kernel(registry.make_kernel(op, context), out_spec, n_places, copies)
+            kernel = _broadcast_kernel(registry.make_kernel(op, context, a.op_lods[j]), out_spec, n_places, copies)
             node = PlanNode(len(nodes), op, kernel, tuple(_shift(s, off) for s in in_spec), spread, all_free,
                             place=owner, label='%s (once, on place %d)' % (op.type, owner))
         nodes.append(node)
@@ -320,42 +347,3 @@ def build_data_parallel_plan(program, n_places: int, feed_names, fetch_names, lo
     plan.shared_persistables = shared
     plan.loss_grad_fed = scale_strategy == _CUSTOMIZED and loss_name is not None
     return plan
-
-
-# --- graphviz ---------------------------------------------------------------------------------------------------
-
-def _dot_escape(text: str) -> str:
-    return text.replace('\\', '\\\\').replace('"', '\\"')
-
-
-def plan_to_dot(plan) -> str:
-    """The compiled graph: one box per node (op and place), an edge per dependency."""
-    lines = ['digraph G {', '  node [shape=box, style="rounded,filled", fontname="Arial"];']
-    for nd in plan.nodes:
-        label = nd.label if nd.op is None or nd.label != nd.op.type else '%s\\nplace %d' % (nd.label, nd.place)
-        color = '#f5d76e' if nd.op is not None and nd.op.type in COLLECTIVE_INFOS else '#dddddd'
-        lines.append('  n%d [label="%s", fillcolor="%s"];' % (nd.index, _dot_escape(label), color))
-    for nd in plan.nodes:
-        for s in nd.successors:
-            lines.append('  n%d -> n%d;' % (nd.index, s))
-    lines.append('}')
-    return '\n'.join(lines) + '\n'
-
-
-def ops_to_dot(ops) -> str:
-    """A single-place graph: ops and the variables they read and write."""
-    lines = ['digraph G {', '  node [fontname="Arial"];']
-    var_ids: dict[str, int] = {}
-    for j, op in enumerate(ops):
-        lines.append('  op%d [label="%s(%d)", shape=box, style="rounded,filled", fillcolor="#303a3a", '
-                     'fontcolor="#ffffff"];' % (j, _dot_escape(op.type), j))
-        for name in op.input_arg_names + op.output_arg_names:
-            if name not in var_ids:
-                var_ids[name] = len(var_ids)
-                lines.append('  v%d [label="%s", shape=ellipse];' % (var_ids[name], _dot_escape(name)))
-        for name in dict.fromkeys(op.input_arg_names):
-            lines.append('  v%d -> op%d;' % (var_ids[name], j))
-        for name in dict.fromkeys(op.output_arg_names):
-            lines.append('  op%d -> v%d;' % (j, var_ids[name]))
-    lines.append('}')
-    return '\n'.join(lines) + '\n'

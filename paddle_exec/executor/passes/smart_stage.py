@@ -20,8 +20,8 @@ op reads from the producer side then crosses the boundary through the buffer (pa
     read -> decode_csv -> stage -> hash -> lookup      read -> decode_csv -> stage -> hash  ||  lookup(table)
                                                                                   [buffer: hash ids]
 
-`split_to_dot(block, split)` draws the split (Graphviz): producer ops in one cluster, consumer ops in another, the
-values crossing the boundary in orange; `program_to_dot(block)` the program as written.
+executor/graphs.py draws the split (Graphviz): producer ops in one cluster, consumer ops in another, the values
+crossing the boundary in orange.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from ...framework.operator import OP_ROLE_ATTR, OpRole
 from ...framework.variable import EMPTY_VAR_NAME
 from .dataflow import ancestors_closure, is_reader_var, multiply_written
 
-__all__ = ['grow_producer', 'compute_side', 'split_to_dot', 'program_to_dot']
+__all__ = ['grow_producer', 'compute_side']
 
 _COMPUTE_ROLES = OpRole.Backward | OpRole.Optimize | OpRole.LRSched
 
@@ -88,83 +88,3 @@ def grow_producer(block, producer: set, preds: list, succs: list, targets: set) 
     # an ancestor on the compute side cannot exist: it would have made its descendant compute side
     assert not grown & compute, 'SmartStage: an op to move depends on the compute side'
     return sorted(grown)
-
-
-# --- graphviz ---------------------------------------------------------------------------------------------------
-
-def _esc(text: str) -> str:
-    return text.replace('\\', '\\\\').replace('"', '\\"')
-
-
-def _op_node(j: int, op, color: str) -> str:
-    return '    op%d [label="%s", shape=box, style="rounded,filled", fillcolor="%s"];' % (j, _esc(op.type), color)
-
-
-def _var_node(block, k: int, name: str, highlight: set) -> str:
-    var = block._find_var_recursive(name)
-    shape = 'box3d' if var is not None and var.persistable else 'ellipse'
-    fill = ', style=filled, fillcolor="#f5a623"' if name in highlight else ''
-    return '    v%d [label="%s", shape=%s, fontsize=10%s];' % (k, _esc(name), shape, fill)
-
-
-def _shown_vars(block, indices, keep: set) -> set:
-    """Variables worth drawing: those some drawn op reads, and `keep` (unread outputs such as XShape are left out)."""
-    read = {n for j in indices for n in block.ops[j].input_arg_names}
-    return (read | keep) - {EMPTY_VAR_NAME}
-
-
-def _graph(block, groups, title: str, highlight=frozenset(), keep=frozenset()) -> str:
-    """groups: (label or None, [(op index, color)]). Each variable is drawn in the group of the op writing it."""
-    ops = block.ops
-    indices = [j for _, members in groups for j, _ in members]
-    shown = _shown_vars(block, indices, set(keep) | set(highlight))
-    var_ids: dict[str, int] = {}
-    lines = ['digraph G {', '  label="%s"; labelloc=t; fontname="Arial";' % _esc(title),
-             '  node [fontname="Arial"];']
-    for g, (label, members) in enumerate(groups):
-        if label is not None:
-            lines += ['  subgraph cluster_%d {' % g, '    label="%s"; style=dashed; fontname="Arial";' % _esc(label)]
-        for j, color in members:
-            lines.append(_op_node(j, ops[j], color))
-            for n in dict.fromkeys(ops[j].output_arg_names):
-                if n in shown and n not in var_ids:
-                    var_ids[n] = len(var_ids)
-                    lines.append(_var_node(block, var_ids[n], n, set(highlight)))
-        if label is not None:
-            lines.append('  }')
-    for j in indices:
-        for n in dict.fromkeys(ops[j].input_arg_names):
-            if n in shown and n not in var_ids:
-                var_ids[n] = len(var_ids)
-                lines.append(_var_node(block, var_ids[n], n, set(highlight)))
-    for j in indices:
-        for n in dict.fromkeys(ops[j].input_arg_names):
-            if n in var_ids:
-                lines.append('  v%d -> op%d;' % (var_ids[n], j))
-        for n in dict.fromkeys(ops[j].output_arg_names):
-            if n in var_ids:
-                lines.append('  op%d -> v%d;' % (j, var_ids[n]))
-    lines.append('}')
-    return '\n'.join(lines) + '\n'
-
-
-def program_to_dot(block, title: str = 'the program as written') -> str:
-    members = [(j, '#9fd3c7' if op.type == 'stage' else '#dddddd') for j, op in enumerate(block.ops)]
-    return _graph(block, [(None, members)], title, keep=_last_outputs(block, range(len(block.ops))))
-
-
-def split_to_dot(block, split, title: str = 'the physical graph') -> str:
-    """The split: producer ops (moved ones darker) and consumer ops in two clusters, staged values in orange."""
-    ops = block.ops
-    moved = set(split.moved)
-    producer = [(j, '#9fd3c7' if ops[j].type == 'stage' else ('#6fb1e0' if j in moved else '#cfe6f5'))
-                for j in split.producer]
-    consumer = [(j, '#dddddd') for j in split.consumer]
-    groups = [('producer threads: ahead of the step', producer), ('the step (executor)', consumer)]
-    return _graph(block, groups, title, highlight=set(split.crossing),
-                  keep=_last_outputs(block, split.consumer or split.producer))
-
-
-def _last_outputs(block, indices) -> set:
-    indices = list(indices)
-    return set(block.ops[indices[-1]].output_arg_names) if indices else set()

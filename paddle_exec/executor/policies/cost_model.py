@@ -395,6 +395,11 @@ class CostModelPolicy:
         with self._lock:
             self._plan_stats(plan).model = model
 
+    def models(self) -> list:
+        """(plan, CostModel) of every plan that has a model now."""
+        with self._lock:
+            return [(plan, st.model) for plan, st in list(self._stats.items()) if st.model is not None]
+
     def cost_model(self, plan=None) -> dict | None:
         """{(op index, op type): CostEntry(cost, priority, short)} of `plan` (default: the plan the window measured
         most), or None before the window has closed (or when that plan has no model)."""

@@ -21,6 +21,7 @@ from . import (
     rnn,
     sequence_lod,
     tensor,
+    utils,
 )
 from .control_flow import *
 from .control_flow import ConditionalBlock, merge_lod_tensor, select_input, select_output, split_lod_tensor

@@ -8,6 +8,7 @@ from ...layers.attribute import is_empty
 from ...layers.control_flow import (  # noqa: F401  (1.8 defines these here, outside __all__)
     ConditionalBlock,
     IfElse,
+    Print,
     Switch,
     While,
     array_length,
@@ -25,6 +26,6 @@ from ...layers.control_flow import (  # noqa: F401  (1.8 defines these here, out
 )
 from ...layers.math import equal, greater_equal, greater_than, increment, less_equal, less_than, not_equal
 
-__all__ = ['IfElse', 'Switch', 'While', 'array_length', 'array_read', 'array_write', 'case', 'cond', 'create_array',
-           'equal', 'greater_equal', 'greater_than', 'increment', 'is_empty', 'less_equal', 'less_than', 'not_equal',
-           'switch_case', 'while_loop']
+__all__ = ['IfElse', 'Print', 'Switch', 'While', 'array_length', 'array_read', 'array_write', 'case', 'cond',
+           'create_array', 'equal', 'greater_equal', 'greater_than', 'increment', 'is_empty', 'less_equal',
+           'less_than', 'not_equal', 'switch_case', 'while_loop']

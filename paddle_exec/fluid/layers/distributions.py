@@ -1,5 +1,7 @@
-"""fluid.layers.distributions (Paddle 1.8's module path). paddle_exec implements none of its 4 names yet; the module
-is here so that fluid.layers keeps Paddle's layout.
-"""
+"""fluid.layers.distributions (Paddle 1.8's module path): Uniform, Normal, Categorical, MultivariateNormalDiag.
 
-__all__ = []
+Only maps names: the classes are implemented once, in paddle_exec/layers/distributions.py.
+"""
+from ...layers.distributions import Categorical, MultivariateNormalDiag, Normal, Uniform
+
+__all__ = ['Categorical', 'MultivariateNormalDiag', 'Normal', 'Uniform']

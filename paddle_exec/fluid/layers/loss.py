@@ -15,3 +15,10 @@ from ...layers.loss import (
 
 __all__ = ['cross_entropy', 'huber_loss', 'kldiv_loss', 'mse_loss', 'sigmoid_cross_entropy_with_logits',
            'softmax_with_cross_entropy', 'square_error_cost']
+
+from ...layers.loss_classification import center_loss, edit_distance, teacher_student_sigmoid_loss  # noqa: E402
+from ...layers.loss_ranking import bpr_loss, margin_rank_loss, npair_loss, rank_loss  # noqa: E402
+from ...layers.loss_sampled import hsigmoid, nce, sampled_softmax_with_cross_entropy  # noqa: E402
+
+__all__ += ['bpr_loss', 'center_loss', 'edit_distance', 'hsigmoid', 'margin_rank_loss', 'nce', 'npair_loss',
+            'rank_loss', 'sampled_softmax_with_cross_entropy', 'teacher_student_sigmoid_loss']

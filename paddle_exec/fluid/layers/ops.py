@@ -5,6 +5,9 @@ Only maps names: every builder is implemented once, in paddle_exec/layers/. `__a
 """
 from ...layers.activation import (
            abs,
+           acos,
+           asin,
+           atan,
            ceil,
            cos,
            erf,
@@ -29,6 +32,6 @@ from ...layers.activation import (
 )
 from ...layers.math import cumsum
 
-__all__ = ['abs', 'ceil', 'cos', 'cumsum', 'erf', 'exp', 'floor', 'gelu', 'hard_shrink', 'logsigmoid', 'reciprocal',
-           'round', 'rsqrt', 'sigmoid', 'sin', 'softplus', 'softshrink', 'softsign', 'sqrt', 'square', 'tanh',
-           'tanh_shrink', 'thresholded_relu']
+__all__ = ['abs', 'acos', 'asin', 'atan', 'ceil', 'cos', 'cumsum', 'erf', 'exp', 'floor', 'gelu', 'hard_shrink',
+           'logsigmoid', 'reciprocal', 'round', 'rsqrt', 'sigmoid', 'sin', 'softplus', 'softshrink', 'softsign', 'sqrt',
+           'square', 'tanh', 'tanh_shrink', 'thresholded_relu']

@@ -8,6 +8,8 @@ F.softmax / F.log_softmax with `dtype` cast first. Errors for invalid arguments 
 from __future__ import annotations
 
 from ...framework.dtype import to_var_type
+from ...layers import manipulation as _manipulation
+from ...layers import math as _math
 from ...layers.activation import activation
 from ...layers.checks import check_variable_and_dtype
 from ...layers.common import maxout_op, prelu_op
@@ -167,3 +169,51 @@ def maxout(x, groups, axis=1, name=None):
     """F.maxout: one `maxout` op (axis -1 is stored as 3)."""
     check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'maxout')
     return maxout_op(x, groups, axis, name)
+
+
+__all__ += ['celu', 'glu', 'gumbel_softmax', 'rrelu']
+
+
+def celu(x, alpha=1.0, name=None):
+    """F.celu: one `celu` op, max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise ZeroDivisionError('alpha cannot be 0 for celu')
+    return activation('celu', x, {'alpha': float(alpha)}, name)
+
+
+def glu(x, axis=-1, name=None):
+    """F.glu: a * sigmoid(b) for the two halves a, b of x along axis (`split`, `sigmoid`, `elementwise_mul`)."""
+    check_variable_and_dtype(x, 'input', ['float16', 'float32', 'float64'], 'glu')
+    rank = len(x.shape)
+    if not -rank <= axis < rank:
+        raise ValueError('Expected value range of `axis` is [%d, %d), but received axis: %d' % (-rank, rank, axis))
+    a, b = _manipulation.split(x, 2, dim=axis, name=name)
+    return _math.elementwise_mul(a, activation('sigmoid', b, name=name), name=name)
+
+
+def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+    """F.gumbel_softmax: one `gumbel_softmax` op (softmax of x plus Gumbel noise, one-hot with hard=True)."""
+    check_variable_and_dtype(x, 'x', ['float16', 'float32', 'float64'], 'gumbel_softmax')
+    return activation('gumbel_softmax', x, {'temperature': float(temperature), 'hard': bool(hard), 'axis': int(axis)},
+                      name, dtypes=('float16', 'float32', 'float64'))
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """F.rrelu: one `rrelu` op (random negative slopes in [lower, upper] when training, their mean otherwise)."""
+    if not isinstance(lower, float) or not isinstance(upper, float):
+        raise TypeError('The lower and upper values must be float type. Received: lower %s, upper %s.'
+                        % (lower, upper))
+    if lower < 0 or lower > 1:
+        raise ValueError('The lower value must be no less than zero or greater than one. Received: %s.' % lower)
+    if upper < lower:
+        raise ValueError('The upper value must be greater than lower value. Received: lower %s, upper %s.'
+                         % (lower, upper))
+    if upper > 1:
+        raise ValueError('The upper value must be no greater than one. Received: %s.' % upper)
+    check_variable_and_dtype(x, 'X', ['float16', 'float32', 'float64'], 'rrelu')
+    helper = LayerHelper('rrelu', name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    noise = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op('rrelu', {'X': [x]}, {'Out': [out], 'Noise': [noise]},
+                     {'lower': lower, 'upper': upper, 'is_test': not training})
+    return out

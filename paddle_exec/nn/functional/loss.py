@@ -3,7 +3,7 @@
 `reduction` follows Paddle 2.x: 'none' keeps the elementwise loss, 'mean' / 'sum' append paddle.mean /
 paddle.sum (the tensor API's reduce ops). F.cross_entropy with `use_softmax=True` (the default) is one
 `softmax_with_cross_entropy` op with the 2.x `use_softmax` attribute; a label of rank input.rank - 1 is first
-unsqueezed at `axis`, as Paddle does.
+unsqueezed at `axis`, as Paddle does; per-class `weight` and `label_smoothing` follow Paddle 2.6.
 """
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from ...layers import math as _math
 from ...layers.checks import check_variable_and_dtype
 from ...layers.creation import fill_constant
 from ...layers.helper import LayerHelper
+from .common import label_smooth
+from .input import one_hot
 
 __all__ = ['square_error_cost', 'mse_loss', 'cross_entropy', 'softmax_with_cross_entropy', 'binary_cross_entropy',
            'binary_cross_entropy_with_logits', 'log_loss']
@@ -67,47 +69,94 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction='mean', soft_label=False, axis=-1,
-                  use_softmax=True, name=None):
+                  use_softmax=True, label_smoothing=0.0, name=None):
     """F.cross_entropy: softmax (unless use_softmax=False) + cross entropy along `axis`, then the reduction.
 
-    'mean' with the default ignore_index is paddle.mean of the loss; with another ignore_index it divides the
-    summed loss by the number of labels not ignored (at least 1), as Paddle 2.x does. `weight` is not supported.
+    As Paddle 2.6: `label_smoothing` > 0 turns hard labels into smoothed one-hot soft labels; `weight` (one per
+    class) multiplies each sample's loss by its label's weight (soft labels: the label-weighted sum), ignored
+    labels weighing 0; 'mean' with ignore_index >= 0 divides the summed loss by the number (or the total weight)
+    of the labels not ignored, with a weight by the total weight, else it is paddle.mean.
     """
     _check_reduction(reduction, 'softmax_cross_entropy')
     if ignore_index > 0 and soft_label:
         raise ValueError("When soft_label == True, the value of 'ignore_index' in softmax_cross_entropyshould be "
                          "'-100', but received %s, which is not allowed." % ignore_index)
-    if weight is not None:
-        raise NotImplementedError('F.cross_entropy: per-class weight is not supported yet')
     input_dims, label_dims = len(input.shape), len(label.shape)
+    if input_dims == 0:
+        raise ValueError('The dimention of input should be larger than zero!')
+    if input_dims - 1 == label_dims:
+        label = _tensor_api('unsqueeze')(label, axis=axis)
     if input_dims - 1 != label_dims and input_dims != label_dims:
         raise ValueError('Expected nput_dims - 1 = label_dims or input_dims == label_dims (got nput_dims%d, '
                          'label_dims%d)' % (input_dims, label_dims))
-    check_variable_and_dtype(input, 'input', ['float32', 'float64'], 'softmax_cross_entropy')
-    check_variable_and_dtype(label, 'label', ['int32', 'int64', 'float32', 'float64'], 'softmax_cross_entropy')
-    if input_dims - 1 == label_dims:
-        label = _tensor_api('unsqueeze')(label, axis=axis)
+    if label_smoothing > 0.0:
+        soft_label = True
+        if input_dims - 1 == label_dims:
+            label = _tensor_api('squeeze')(label, axis=axis)
+            label = one_hot(label, input.shape[-1])
+        label = label_smooth(label, epsilon=label_smoothing)
+    check_variable_and_dtype(input, 'input', ['float16', 'float32', 'float64'], 'softmax_cross_entropy')
+    check_variable_and_dtype(label, 'label', ['uint8', 'int8', 'int16', 'int32', 'int64', 'float32', 'float64'],
+                             'softmax_cross_entropy')
     out, _ = _loss.softmax_with_cross_entropy_op(input, label, soft_label, ignore_index, True, axis,
                                                  use_softmax=use_softmax)
-    if reduction == 'mean' and ignore_index != -100:
-        return _mean_over_kept_labels(out, label, ignore_index, name)
-    if reduction != 'none':
-        return _reduce(out, reduction, name)
+    weights = None
+    if weight is not None:
+        check_variable_and_dtype(weight, 'weight', ['float32', 'float64'], 'softmax_cross_entropy')
+        weights = _sample_weights(input, label, weight, soft_label, ignore_index, axis, out)
+        out = _tensor_api('multiply')(out, weights, name=name if reduction == 'none' else None)
+    if reduction == 'sum':
+        return _reduce(out, 'sum', name)
+    if reduction == 'mean':
+        if ignore_index >= 0:
+            return _mean_over_kept_labels(out, label, ignore_index, name, weights)
+        if weights is not None:
+            return _divide_by_nonzero(_tensor_api('sum')(out, name=name), _tensor_api('sum')(weights))
+        return _reduce(out, 'mean', name)
     if input_dims - 1 == label_dims:
         out = _tensor_api('squeeze')(out, axis=axis)
     return out
 
 
-def _mean_over_kept_labels(out, label, ignore_index, name):
-    """sum(loss) / max(count(label != ignore_index), 1), built as Paddle 2.x builds it."""
+def _sample_weights(input, label, weight, soft_label, ignore_index, axis, out):
+    """Each sample's weight, shaped like the loss: label @ weight for soft labels, weight[label] (0 where
+    ignored) for hard ones."""
+    api = _tensor_api
+    if soft_label:
+        gathered = api('matmul')(api('cast')(label, weight.dtype), weight, transpose_x=False, transpose_y=True)
+        return api('reshape')(gathered, shape=list(out.shape))
+    if input.shape[axis] != weight.shape[-1]:
+        raise ValueError("input's class_dimension({}) must equal to weight's class_dimension({}) when weight is "
+                         "provided".format(input.shape[axis], weight.shape[-1]))
+    kept = api('not_equal')(label, fill_constant([1], label.dtype, ignore_index))
+    valid_label = api('multiply')(api('cast')(kept, label.dtype), label)
+    mask = api('cast')(kept, input.dtype)
+    if len(mask.shape) > 1 and mask.shape[axis] == 1:
+        mask = api('squeeze')(mask, axis)
+    rank = len(valid_label.shape)
+    if axis != -1 and axis != rank - 1:
+        perm = list(range(axis % rank)) + list(range(axis % rank + 1, rank)) + [axis % rank]
+        valid_label = api('transpose')(valid_label, perm)
+    gathered = api('multiply')(api('gather_nd')(weight, valid_label), mask)
+    return api('reshape')(gathered, shape=list(label.shape))
+
+
+def _divide_by_nonzero(total, count):
+    """total / (count + (count == 0)): Paddle 2.x's guard against an empty denominator."""
+    is_zero = _tensor_api('cast')(_tensor_api('equal')(count, fill_constant([1], count.dtype, 0.0)), count.dtype)
+    return _math.elementwise_div(total, _math.elementwise_add(count, is_zero))
+
+
+def _mean_over_kept_labels(out, label, ignore_index, name, weights=None):
+    """sum(loss) / the count (or, with weights, the total weight) of the labels not ignored, as Paddle 2.x
+    builds it."""
     sum_ = _tensor_api('sum')
     out_sum = sum_(out, name=name)
     ignore = fill_constant([1], label.dtype, ignore_index)
     mask = _tensor_api('cast')(_tensor_api('not_equal')(label, ignore), out_sum.dtype)
-    count = sum_(mask, name=name)
-    zero = fill_constant([1], count.dtype, 0.0)
-    is_zero = _tensor_api('cast')(_tensor_api('equal')(count, zero), count.dtype)
-    return _math.elementwise_div(out_sum, _math.elementwise_add(count, is_zero))
+    if weights is not None:
+        mask = _tensor_api('multiply')(mask, weights)
+    return _divide_by_nonzero(out_sum, sum_(mask, name=name))
 
 
 def binary_cross_entropy(input, label, weight=None, reduction='mean', name=None):

@@ -6,6 +6,7 @@ One table, `ACTIVATIONS`: class name -> (functional name, constructor arguments 
 """
 from __future__ import annotations
 
+from ...initializer import ConstantInitializer
 from .. import functional as F
 from .layers import Layer
 
@@ -34,6 +35,10 @@ ACTIVATIONS = {
     'LogSigmoid': ('log_sigmoid', ()),
     'Softmax': ('softmax', (('axis', -1),)),
     'LogSoftmax': ('log_softmax', (('axis', -1),)),
+    'CELU': ('celu', (('alpha', 1.0),)),
+    'GLU': ('glu', (('axis', -1),)),
+    'Silu': ('silu', ()),
+    'Maxout': ('maxout', (('groups', None), ('axis', 1))),
 }
 
 __all__ = list(ACTIVATIONS)
@@ -67,3 +72,51 @@ def _activation_class(class_name: str, functional_name: str, params: tuple) -> t
 
 for _class_name, (_functional, _params) in ACTIVATIONS.items():
     globals()[_class_name] = _activation_class(_class_name, _functional, _params)
+
+
+__all__ += ['PReLU', 'RReLU', 'Softmax2D']
+
+
+class PReLU(Layer):
+    """F.prelu with a learnt weight `prelu_N.w_0` of [num_parameters] (Constant(init)): one slope for all
+    (num_parameters 1) or one per channel."""
+
+    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format='NCHW', name=None):
+        super().__init__()
+        self._num_parameters, self._init, self._data_format, self._name = num_parameters, init, data_format, name
+        self._weight = self.create_parameter([num_parameters], attr=weight_attr,
+                                             default_initializer=ConstantInitializer(init))
+
+    def forward(self, x):
+        return F.prelu(x, self._weight, data_format=self._data_format)
+
+    def extra_repr(self) -> str:
+        return 'num_parameters=%d, data_format=%s, init=%s, dtype=%s' % (self._num_parameters, self._data_format,
+                                                                        self._init, self._dtype)
+
+
+class RReLU(Layer):
+    """F.rrelu with random slopes when training (train()) and their mean in eval()."""
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self._lower, self._upper, self._name = lower, upper, name
+
+    def forward(self, x):
+        return F.rrelu(x, lower=self._lower, upper=self._upper, training=self.training)
+
+    def extra_repr(self) -> str:
+        return 'lower=%s, upper=%s, training=%s' % (self._lower, self._upper, self.training)
+
+
+class Softmax2D(Layer):
+    """Softmax over the channels (axis -3) of a 3-D or 4-D input."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
+    def forward(self, x):
+        if len(x.shape) not in (3, 4):
+            raise AssertionError('Softmax2D requires a 3D or 4D tensor as input. Received: %dD.' % len(x.shape))
+        return F.softmax(x, axis=-3, name=self._name)

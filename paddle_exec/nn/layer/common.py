@@ -6,6 +6,7 @@ initialisers: Linear's weight is [in_features, out_features], Xavier-uniform, it
 """
 from __future__ import annotations
 
+from ...framework.variable import Variable
 from ...tensor import manipulation as _manipulation
 from .. import functional as F
 from .layers import Layer
@@ -89,3 +90,184 @@ class Identity(Layer):
 
     def forward(self, input):
         return input
+
+
+__all__ += ['Upsample', 'UpsamplingBilinear2D', 'UpsamplingNearest2D']
+
+
+class Upsample(Layer):
+    """F.interpolate with its arguments fixed at construction."""
+
+    def __init__(self, size=None, scale_factor=None, mode='nearest', align_corners=False, align_mode=0,
+                 data_format='NCHW', name=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
+        self.align_corners, self.align_mode, self.data_format, self.name = align_corners, align_mode, data_format, name
+
+    def forward(self, x):
+        return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                             align_corners=self.align_corners, align_mode=self.align_mode,
+                             data_format=self.data_format, name=self.name)
+
+    def extra_repr(self) -> str:
+        what = 'scale_factor=%s' % (self.scale_factor,) if self.scale_factor else 'size=%s' % (self.size,)
+        return '%s, mode=%s, align_corners=%s, align_mode=%s, data_format=%s' % (
+            what, self.mode, self.align_corners, self.align_mode, self.data_format)
+
+
+class UpsamplingNearest2D(Upsample):
+    """Nearest-neighbour resizing of [N, C, H, W] inputs."""
+
+    def __init__(self, size=None, scale_factor=None, data_format='NCHW', name=None):
+        super().__init__(size, scale_factor, 'nearest', False, 0, data_format, name)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """Bilinear resizing of [N, C, H, W] inputs with align_corners=True."""
+
+    def __init__(self, size=None, scale_factor=None, data_format='NCHW', name=None):
+        super().__init__(size, scale_factor, 'bilinear', True, 0, data_format, name)
+
+
+__all__ += ['Pad1D', 'Pad2D', 'Pad3D', 'ZeroPad2D', 'Dropout2D', 'Dropout3D', 'AlphaDropout', 'Bilinear',
+            'CosineSimilarity', 'Unflatten']
+
+
+def _pairs(padding, n: int) -> list:
+    """Paddle's _npairs: an int repeated over the 2 * n sides, or the given list."""
+    if isinstance(padding, int):
+        return [padding] * (2 * n)
+    return list(padding)
+
+
+class _Pad(Layer):
+    _dims = 2
+
+    def __init__(self, padding, mode='constant', value=0.0, data_format='NCHW', name=None):
+        super().__init__()
+        self._pad = padding if isinstance(padding, Variable) else _pairs(padding, self._dims)
+        self._mode, self._value, self._data_format, self._name = mode, value, data_format, name
+
+    def forward(self, x):
+        return F.pad(x, pad=self._pad, mode=self._mode, value=self._value, data_format=self._data_format,
+                     name=self._name)
+
+    def extra_repr(self) -> str:
+        return 'padding=%s, mode=%s, value=%s, data_format=%s' % (self._pad, self._mode, self._value,
+                                                                  self._data_format)
+
+
+class Pad1D(_Pad):
+    """F.pad of [N, C, L] inputs: padding [left, right] (an int: both)."""
+    _dims = 1
+
+    def __init__(self, padding, mode='constant', value=0.0, data_format='NCL', name=None):
+        super().__init__(padding, mode, value, data_format, name)
+
+
+class Pad2D(_Pad):
+    """F.pad of [N, C, H, W] inputs: padding [left, right, top, bottom]."""
+    _dims = 2
+
+
+class Pad3D(_Pad):
+    """F.pad of [N, C, D, H, W] inputs: padding [left, right, top, bottom, front, back]."""
+    _dims = 3
+
+    def __init__(self, padding, mode='constant', value=0.0, data_format='NCDHW', name=None):
+        super().__init__(padding, mode, value, data_format, name)
+
+
+class ZeroPad2D(_Pad):
+    """Zero padding of [N, C, H, W] inputs: padding [left, right, top, bottom]."""
+    _dims = 2
+
+    def __init__(self, padding, data_format='NCHW', name=None):
+        super().__init__(padding, 'constant', 0.0, data_format, name)
+
+
+class Dropout2D(Layer):
+    """F.dropout2d (whole channels), training taken from the layer's mode."""
+
+    def __init__(self, p=0.5, data_format='NCHW', name=None):
+        super().__init__()
+        self.p, self.data_format, self.name = p, data_format, name
+
+    def forward(self, input):
+        return F.dropout2d(input, p=self.p, training=self.training, data_format=self.data_format, name=self.name)
+
+    def extra_repr(self) -> str:
+        return 'p=%s, data_format=%s' % (self.p, self.data_format)
+
+
+class Dropout3D(Dropout2D):
+    """F.dropout3d (whole channels of 5-D inputs)."""
+
+    def __init__(self, p=0.5, data_format='NCDHW', name=None):
+        super().__init__(p, data_format, name)
+
+    def forward(self, input):
+        return F.dropout3d(input, p=self.p, training=self.training, data_format=self.data_format, name=self.name)
+
+
+class AlphaDropout(Layer):
+    """F.alpha_dropout, training taken from the layer's mode."""
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p, self.name = p, name
+
+    def forward(self, input):
+        return F.alpha_dropout(input, p=self.p, training=self.training, name=self.name)
+
+    def extra_repr(self) -> str:
+        return 'p=%s' % (self.p,)
+
+
+class Bilinear(Layer):
+    """F.bilinear with weight [out_features, in1_features, in2_features] (Xavier) and bias [1, out_features]."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self._in1_features, self._in2_features, self._out_features = in1_features, in2_features, out_features
+        self._name = name
+        self.weight = self.create_parameter([out_features, in1_features, in2_features], attr=weight_attr)
+        self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias, self._name)
+
+    def extra_repr(self) -> str:
+        return 'in1_features=%d, in2_features=%d, out_features=%d, dtype=%s' % (
+            self._in1_features, self._in2_features, self._out_features, self._dtype)
+
+
+class CosineSimilarity(Layer):
+    """F.cosine_similarity along axis."""
+
+    def __init__(self, axis=1, eps=1e-8):
+        super().__init__()
+        self._axis, self._eps = axis, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, axis=self._axis, eps=self._eps)
+
+    def extra_repr(self) -> str:
+        return 'axis=%d, eps=%s' % (self._axis, self._eps)
+
+
+class Unflatten(Layer):
+    """Splits dim `axis` into `shape` (one `reshape2`, as paddle.unflatten builds it)."""
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis, self.shape, self.name = axis, shape, name
+
+    def forward(self, input):
+        axis = self.axis % len(input.shape)
+        shape = list(self.shape.shape if isinstance(self.shape, Variable) else self.shape)
+        new_shape = list(input.shape[:axis]) + shape + list(input.shape[axis + 1:])
+        return _manipulation.reshape(input, new_shape, name=self.name)
+
+    def extra_repr(self) -> str:
+        return 'axis=%s, shape=%s' % (self.axis, self.shape)

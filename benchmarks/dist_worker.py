@@ -1,0 +1,143 @@
+"""One trainer of the distributed benchmark, run by bench_distributed.py as
+`mpiexec -n W python -m benchmarks.dist_worker MODEL STEPS ROUNDS [BLAS_THREADS]`.
+
+It trains MODEL of benchmarks/models.py on its share of the global batch, with the programs Paddle 2.x's fleet
+writes (paddle_exec.distributed.fleet.transpile: what fleet.distributed_optimizer does), and measures, per round,
+in alternating blocks of STEPS steps:
+
+  train   steps per second of the global batch; from the communication thread's counters, the seconds inside
+          MPI_Allreduce for the gradient buckets (a Barrier first, timed apart as skew: the wait for a trainer still
+          computing), how long the training thread was blocked waiting for its buckets, the sparse gathers
+  ours    the plan's dense buckets, member for member (the gradients' shapes), through paddle_exec's own bucket
+          kernels, with nothing else running: pack the gradients into the bucket buffer, queue on the process
+          group, wait, unpack (executor/passes/collective.py and the MPI group)
+  bare    the same buffers through a bare mpi4py Allreduce (preallocated send and receive buffers)
+
+`ours` and `bare` start each step with a Barrier (outside the timing) and are given as the median call times the
+calls per step, which a preempted call on a shared machine does not move. Trainer 0 prints one JSON line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import paddle_exec.fluid as fluid
+from paddle_exec.distributed.fleet import transpile
+from paddle_exec.executor.passes.collective import Bucket, _bucket_start_kernel, _bucket_wait_kernel
+from paddle_exec.framework import unique_name
+from paddle_exec.framework.collective import get_group
+
+from . import models
+
+
+def _median_ms(seconds: list, per_step: int) -> float:
+    return 1e3 * per_step * float(np.median(seconds)) if seconds else 0.0
+
+
+def main(model: str, steps: int, rounds: int) -> None:
+    group = get_group(0)
+    rank, n = group.rank, group.nranks
+    builder, batch = models.MODELS[model]
+    main_prog, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main_prog, startup), unique_name.guard():
+        loss, draw = builder(fluid, batch)
+    if n > 1:
+        transpile.broadcast_params(startup)
+        transpile.scale_loss_grad(main_prog, n)
+        transpile.allreduce_grads(main_prog)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    share = batch // n
+    feeds = [{k: v[rank * share:(rank + 1) * share] for k, v in draw().items()} for _ in range(4)]
+
+    def train_block(count: int) -> float:
+        start = time.perf_counter()
+        for i in range(count):
+            exe.run(main_prog, feed=feeds[i % len(feeds)], fetch_list=[loss])
+        return time.perf_counter() - start
+
+    train_block(3)                                  # compiles, plans, first broadcast: never timed
+    stats = getattr(group, 'stats', None)
+    sizes = []
+    if stats is not None:
+        stats.separate_skew = True
+        stats.reset()
+        stats.record_sizes = True
+        train_block(1)
+        sizes = list(stats.sizes)
+        stats.record_sizes = False
+    result = {'model': model, 'workers': n, 'global_batch': batch, 'steps': steps, 'bucket_sizes': sizes,
+              'bytes_per_step': sum(size * np.dtype(dt).itemsize for size, dt in sizes), 'rounds': []}
+    comm = getattr(group, 'comm', None)
+    bare_buffers = [(np.ones(size, dtype=dt), np.empty(size, dtype=dt)) for size, dt in sizes]
+    ours_buckets = []                               # the plan's dense buckets, member for member
+    block = main_prog.global_block()
+    plan = exe._runner.plans.plans()[-1]
+    for node in plan.nodes:
+        if node.op is None or node.op.type != 'bucket_start':
+            continue
+        names = node.op.input('X')
+        if any(block.var(name).type == fluid.core.VarDesc.VarType.SELECTED_ROWS for name in names):
+            continue                                # gathered, not all-reduced
+        bucket = Bucket(len(ours_buckets))
+        bucket.names = list(names)
+        bucket.overlap = False                      # nothing else runs here: the waiter reduces it
+        grads = [np.ones([abs(d) for d in block.var(name).shape], dtype='float32') for name in names]
+        ours_buckets.append((_bucket_start_kernel(bucket, 1), _bucket_wait_kernel(bucket, 1, frozenset()), grads))
+    result['ours_members'] = [len(b[2]) for b in ours_buckets]
+
+    def ours_block() -> list:
+        took = []
+        for _ in range(steps):
+            comm.Barrier()
+            for start_kernel, wait_kernel, grads in ours_buckets:
+                start = time.perf_counter()
+                wait_kernel(start_kernel(grads)[0])
+                took.append(time.perf_counter() - start)
+        return took
+
+    def bare_block() -> list:
+        took = []
+        for _ in range(steps):
+            comm.Barrier()
+            for send, recv in bare_buffers:
+                start = time.perf_counter()
+                comm.Allreduce(send, recv)
+                took.append(time.perf_counter() - start)
+        return took
+
+    if comm is not None and sizes:
+        stats.separate_skew = False
+        ours_block()
+        bare_block()                                # warm both paths
+    for r in range(rounds):
+        if stats is not None:
+            stats.separate_skew = True
+            stats.reset()
+        wall = train_block(steps)
+        row = {'steps_per_second': steps / wall}
+        if stats is not None:
+            row.update(train_allreduce_ms=_median_ms(stats.durations, len(sizes)),
+                       wait_ms=1e3 * stats.wait_seconds / steps, skew_ms=1e3 * stats.skew_seconds / steps,
+                       allgather_ms=1e3 * stats.allgather_seconds / steps)
+            stats.separate_skew = False
+        if comm is not None and sizes:
+            blocks = [('ours', ours_block), ('bare', bare_block)]
+            for label, block in blocks if r % 2 == 0 else blocks[::-1]:
+                row[label + '_ms'] = _median_ms(block(), len(sizes))
+        result['rounds'].append(row)
+    if rank == 0:
+        print('RESULT ' + json.dumps(result), flush=True)
+
+
+if __name__ == '__main__':
+    # the cores are shared by the trainers of this machine: BLAS threads per trainer = cores / trainers by default
+    # (as Horovod advises), or BLAS threads spinning in every process starve the others
+    blas = int(sys.argv[4]) if len(sys.argv) > 4 else max(1, (os.cpu_count() or 1) // get_group(0).nranks)
+    with threadpool_limits(limits=blas, user_api='blas'):
+        main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

@@ -1,0 +1,418 @@
+"""The collective pass: gradients averaged across trainers (processes) in fused, non-blocking buckets.
+
+    ops, kinds, extra_deps = plan_collectives(block, ops, kinds, n_places, n_trainers, fuse, bucket_mb)
+
+It runs inside the data-parallel plan builder (passes/data_parallel.py), on the per-place op list, for a program
+with cross-process collectives (`c_allreduce_sum` ... inserted by a distributed optimizer, ops/collective.py) or a
+CompiledProgram whose BuildStrategy.num_trainers > 1 (Paddle 1.x's nccl2 mode); a plain Executor's program with
+collectives is planned the same way on one place.
+
+1. Reduce points. A gradient (the grad of an `op_role_var` pair) is reduced across trainers where the program's
+   `c_allreduce_sum` on it stands, or, under num_trainers > 1, where the data-parallel pass put its `all_reduce`
+   over local places. A gradient with both is reduced once, at the program's op: places and processes combine
+   (summed over the local places in place order, then across the processes), as Horovod does on CPUs.
+2. Buckets. Reduce points are taken in program order and fused into buckets of one dtype of at most `bucket_mb`
+   megabytes (Paddle's fuse_grad_size_in_MB; one gradient per bucket when fusion is off). A sparse gradient
+   (SELECTED_ROWS) is a bucket of its own, gathered rather than summed.
+3. Two nodes per bucket, spanning the places: `bucket_start` stands after the bucket's last reduce point: it sums
+   each gradient over the places, packs the bucket into one buffer and hands it to the process group's
+   communication thread (`allreduce_async`), then returns; backward goes on. (A bucket with no op between its
+   two nodes is not handed over: the waiter reduces it, saving two thread hand-offs.) `bucket_wait` stands before the
+   first op that touches one of the bucket's gradients (the optimizer, usually): it waits for the buffer and
+   unpacks it into every place's gradients. It also waits for every op placed between the two, so a parallel
+   policy never parks a thread on it early.
+4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
+   cross-process node (bucket starts and the program's other collectives) depends on the one before it.
+
+Other collectives of the program (an all-reduce of a metric, c_broadcast, c_allgather, barrier) keep their kernel
+on one place; on several places they become one node that combines the places first (reduce, place 0's value, or
+concatenation in (trainer, place) order).
+
+`check_same_program` is the startup check: the first run of a program with cross-process work compares a digest
+of its collectives and parameters across the trainers, and names the first difference.
+`sync_persistables` broadcasts trainer 0's persistables (Paddle's BCastParamsToDevices across trainers).
+"""
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import numpy as np
+
+from ...framework.collective import LocalGroup, get_group
+from ...framework.dtype import VarType, to_numpy
+from ...framework.operator import OP_ROLE_ATTR, OP_ROLE_VAR_ATTR, Operator, OpRole
+from ...framework.registry import OpInfo
+from ...framework.scope import SelectedRows
+from ...framework.variable import EMPTY_VAR_NAME
+from ...ops.collective import ALLREDUCE_OPS, CROSS_PROCESS_OPS, reduce_selected_rows
+
+__all__ = ['BUCKET_INFOS', 'has_cross_process_ops', 'plan_collectives', 'span_node', 'check_same_program',
+           'sync_persistables', 'check_trainers']
+
+BUCKET_INFOS = {
+    'bucket_start': OpInfo('bucket_start', ('X',), ('Handle',), duplicable=frozenset({'X'})),
+    'bucket_wait': OpInfo('bucket_wait', ('Handle',), ('Out',), duplicable=frozenset({'Out'})),
+}
+_SPAN_TYPES = CROSS_PROCESS_OPS - {'c_comm_init', 'gen_nccl_id'}
+_MB = 1 << 20
+_POOL_SIZE = 4          # buffers kept per bucket (more are in use only while fetched gradients hold theirs)
+
+
+def has_cross_process_ops(program) -> bool:
+    return any(op.type in CROSS_PROCESS_OPS for op in program.global_block().ops)
+
+
+def _grads_of(ops) -> dict[str, str]:
+    """gradient -> parameter, from the op_role_var pairs of backward ops."""
+    grads = {}
+    for op in ops:
+        role = int(op.attrs.get(OP_ROLE_ATTR, 0))
+        names = op.attrs.get(OP_ROLE_VAR_ATTR) or []
+        if role & OpRole.Backward:
+            for k in range(0, len(names) - 1, 2):
+                if names[k + 1] != EMPTY_VAR_NAME:
+                    grads[names[k + 1]] = names[k]
+    return grads
+
+
+class Bucket:
+    """Gradients all-reduced together: their names, and per name the numpy dtype and element count."""
+
+    def __init__(self, index: int, sparse: bool = False):
+        self.index = index
+        self.sparse = sparse
+        self.names: list[str] = []
+        self.nbytes = 0
+        self.dtype = None
+        self.overlap = True         # ops run between its start and its wait (else the waiter does the reducing)
+
+    @property
+    def handle(self) -> str:
+        return 'bucket_%d@HANDLE' % self.index
+
+
+def _var_facts(block, name: str):
+    v = block._find_var_recursive(name)
+    if v is None:
+        return np.dtype('float32'), 0, False
+    n = 1
+    for d in v.shape or ():
+        n *= abs(int(d)) or 1
+    return np.dtype(to_numpy(v.dtype)), n, v.type == VarType.SELECTED_ROWS
+
+
+def _buckets(block, grads_in_order: list[str], fuse: bool, bucket_mb: float) -> list[Bucket]:
+    limit = max(bucket_mb, 0.0) * _MB
+    buckets: list[Bucket] = []
+    current = None
+    for name in grads_in_order:
+        dtype, n, sparse = _var_facts(block, name)
+        if sparse:
+            b = Bucket(len(buckets), sparse=True)
+            b.names.append(name)
+            buckets.append(b)
+            continue
+        size = n * dtype.itemsize
+        if (current is None or not fuse or current.dtype != dtype
+                or (current.names and current.nbytes + size > limit)):
+            current = Bucket(len(buckets))
+            current.dtype = dtype
+            buckets.append(current)
+        current.names.append(name)
+        current.nbytes += size
+    return buckets
+
+
+def plan_collectives(block, ops: list, kinds: list, n_places: int, n_trainers: int, fuse: bool,
+                     bucket_mb: float) -> tuple[list, list, dict]:
+    """The op list with buckets (see the module docstring), its kinds, and extra dependencies {op index: set}."""
+    grads = _grads_of(ops)
+    program_reduced = {op.input_arg_names[0] for op in ops
+                       if op.type == 'c_allreduce_sum' and op.input_arg_names and op.input_arg_names[0] in grads}
+    reduce_at: dict[int, str] = {}          # op index -> gradient reduced there (the op is replaced)
+    for j, (op, kind) in enumerate(zip(ops, kinds)):
+        if op.type == 'all_reduce' and kind is not None and kind[0] == 'all':
+            g = op.input_arg_names[0]
+            if g in program_reduced:
+                reduce_at[j] = None         # the program's own c_allreduce_sum reduces it: drop the local one
+            elif n_trainers > 1:
+                reduce_at[j] = g
+        elif op.type == 'c_allreduce_sum' and op.input_arg_names and op.input_arg_names[0] in program_reduced:
+            reduce_at[j] = op.input_arg_names[0]
+    order = [g for j, g in sorted(reduce_at.items()) if g is not None]
+    buckets = _buckets(block, list(dict.fromkeys(order)), fuse, bucket_mb)
+    bucket_of = {name: b for b in buckets for name in b.names}
+    last_point = {}
+    for j, g in reduce_at.items():
+        if g is not None:
+            last_point[bucket_of[g]] = max(last_point.get(bucket_of[g], -1), j)
+    starts_after = {}
+    for b, j in last_point.items():
+        starts_after.setdefault(j, []).append(b)
+
+    new_ops, new_kinds, cross = [], [], []
+    waiting: list[Bucket] = []               # started, not yet waited for
+    started_at: dict[int, int] = {}          # bucket index -> position of its start in new_ops
+    extra: dict[int, set] = {}
+
+    def emit_wait(b: Bucket) -> None:
+        j = len(new_ops)
+        b.overlap = any(k is None or k[0] != 'bucket_wait' for k in new_kinds[started_at[b.index] + 1:j])
+        new_ops.append(Operator(block, 'bucket_wait', {'Handle': [b.handle]}, {'Out': list(b.names)}, {}))
+        new_kinds.append(('bucket_wait', b))
+        extra[j] = set(range(started_at[b.index] + 1, j))
+
+    for j, (op, kind) in enumerate(zip(ops, kinds)):
+        if j not in reduce_at:
+            touched = set(op.input_arg_names) | set(op.output_arg_names)
+            for b in [b for b in waiting if touched.intersection(b.names)]:
+                waiting.remove(b)
+                emit_wait(b)
+            if op.type in CROSS_PROCESS_OPS:
+                cross.append(len(new_ops))
+                if n_places > 1 and op.type in _SPAN_TYPES:
+                    kind = ('span', None)
+            new_ops.append(op)
+            new_kinds.append(kind)
+        for b in starts_after.get(j, ()):
+            started_at[b.index] = len(new_ops)
+            cross.append(len(new_ops))
+            new_ops.append(Operator(block, 'bucket_start', {'X': list(b.names)}, {'Handle': [b.handle]}, {}))
+            new_kinds.append(('bucket_start', b))
+            waiting.append(b)
+    for b in waiting:
+        emit_wait(b)
+    for prev, nxt in zip(cross, cross[1:]):
+        extra.setdefault(nxt, set()).add(prev)
+    return new_ops, new_kinds, extra
+
+
+# --- the kernels of the nodes that span the places ----------------------------------------------------------------
+
+def _local_reduce(values: list, op: str, name: str):
+    for p, v in enumerate(values):
+        if v is None:
+            raise RuntimeError("The gradient '%s' has no value on place %d when it is reduced: the op that computes "
+                               "it did not run there" % (name, p))
+    first = values[0]
+    if len(values) == 1:
+        return first
+    if isinstance(first, SelectedRows):
+        return SelectedRows(np.concatenate([v.rows for v in values]), np.concatenate([v.values for v in values]),
+                            first.height)
+    if op == 'sum':
+        total = first + values[1]
+        for v in values[2:]:
+            total += v
+        return total
+    fn = {'max': np.maximum, 'min': np.minimum, 'prod': np.multiply}[op]
+    total = fn(first, values[1])
+    for v in values[2:]:
+        fn(total, v, out=total)
+    return total
+
+
+def _reusable_buffer(pool: list, size: int, dtype) -> np.ndarray:
+    """A buffer of the bucket's: one of the pool that nothing else refers to any more (last step's gradients, views
+    into it, are gone once the optimizer has run), else a new one. Reusing it matters: MPI is many times slower on
+    memory it has not touched before (fresh pages), and a fetched gradient keeps its buffer out of reuse."""
+    for buf in pool:
+        if sys.getrefcount(buf) == 3 and buf.size == size and buf.dtype == dtype:    # the pool, `buf`, the call
+            return buf
+    buf = np.empty(size, dtype=dtype)
+    pool.append(buf)
+    if len(pool) > _POOL_SIZE:
+        pool.pop(0)
+    return buf
+
+
+def _bucket_start_kernel(bucket: Bucket, n_places: int):
+    names, m = bucket.names, len(bucket.names)
+    pool: list = []
+
+    def run(values):
+        group = get_group(0)
+        per_member = [[values[p * m + k] for p in range(n_places)] for k in range(m)]
+        for k, vals in enumerate(per_member):
+            for p, v in enumerate(vals):
+                if v is None:
+                    raise RuntimeError("The gradient '%s' has no value on place %d when it is reduced: the op that "
+                                       "computes it did not run there" % (names[k], p))
+        if bucket.sparse or any(isinstance(vals[0], SelectedRows) for vals in per_member):
+            totals = [_local_reduce(vals, 'sum', names[k]) for k, vals in enumerate(per_member)]
+            overlap = bucket.overlap
+            works = [(group.allgather_async(np.ascontiguousarray(t.rows, dtype=np.int64), overlap),
+                      group.allgather_async(np.ascontiguousarray(t.values), overlap), t.height) for t in totals]
+            return (('sparse', works),)
+        firsts = [np.asarray(vals[0]) for vals in per_member]
+        layout = [(a.shape, a.dtype, a.size) for a in firsts]
+        dtype = np.result_type(*firsts)
+        buf = _reusable_buffer(pool, sum(a.size for a in firsts), dtype)
+        if n_places == 1:
+            np.concatenate([a.reshape(-1) for a in firsts], out=buf)     # one C loop of copies
+        else:
+            off = 0
+            for vals, a in zip(per_member, firsts):     # packed, summed over the places in place order on the way
+                target = buf[off:off + a.size].reshape(a.shape)
+                np.copyto(target, a)
+                for v in vals[1:]:
+                    target += v
+                off += a.size
+        return (('dense', group.allreduce_async(buf, 'sum', inplace=True, overlap=bucket.overlap), layout),)
+    return run
+
+
+def _bucket_wait_kernel(bucket: Bucket, n_places: int, copies: frozenset):
+    names = bucket.names
+
+    def run(handle):
+        if handle[0] == 'sparse':
+            outs = [SelectedRows(np.concatenate(rows.wait()), np.concatenate(vals.wait()), height)
+                    for rows, vals, height in handle[1]]
+        else:
+            buf, outs, off = handle[1].wait(), [], 0
+            for shape, dtype, size in handle[2]:
+                piece = buf[off:off + size].reshape(shape)
+                outs.append(piece if piece.dtype == dtype else piece.astype(dtype))
+                off += size
+        per_place = list(outs)
+        for p in range(1, n_places):
+            per_place.extend(o.copy() if names[k] in copies and isinstance(o, np.ndarray) else o
+                             for k, o in enumerate(outs))
+        return (per_place,)
+    return run
+
+
+def _span_kernel(op, n_places: int, copies: bool):
+    """A program collective over several places: places first, then the other trainers; out to every place."""
+    t = op.type
+    ring = int(op.attrs.get('ring_id', 0))
+    name = op.input_arg_names[0] if op.input_arg_names else t
+
+    def spread(value):
+        return [value] + [value.copy() if copies and isinstance(value, np.ndarray) else value
+                          for _ in range(n_places - 1)]
+
+    if t in ALLREDUCE_OPS or t == 'allreduce':
+        reduce_op = ALLREDUCE_OPS.get(t) or {0: 'sum', 1: 'prod', 2: 'max', 3: 'min'}[int(op.attrs['reduce_type'])]
+
+        def run(xs):
+            group = get_group(ring)
+            total = _local_reduce(list(xs), reduce_op, name)
+            if isinstance(total, SelectedRows):
+                return (spread(reduce_selected_rows(group, total)),)
+            return (spread(group.allreduce(np.ascontiguousarray(total), reduce_op)),)
+    elif t in ('c_broadcast', 'broadcast'):
+        root = int(op.attrs.get('root', 0))
+
+        def run(xs):
+            return (spread(get_group(ring).broadcast(np.ascontiguousarray(xs[0]), root)),)
+    elif t == 'c_allgather':
+        def run(xs):
+            local = np.concatenate([np.asarray(x) for x in xs], axis=0)
+            return (spread(np.concatenate(get_group(ring).allgather(local), axis=0)),)
+    else:                                   # barrier
+        def run(xs):
+            get_group(ring).barrier()
+            return (None if xs is None else list(xs),)
+    return run
+
+
+def span_node(op, kind, in_spec, out_spec, stride: int, n_places: int, inplace_written: set):
+    """(kernel, input specs, output specs, label) of a node of `kind` spanning the places (see the module
+    docstring); specs hold place-major slot tuples."""
+    def spread(spec):
+        if spec is None:
+            return None
+        if type(spec) is tuple:
+            return tuple(s + p * stride for p in range(n_places) for s in spec if s is not None)
+        return tuple(spec + p * stride for p in range(n_places))
+
+    if kind[0] == 'bucket_start':
+        b = kind[1]
+        return (_bucket_start_kernel(b, n_places), (spread(in_spec[0]),), (out_spec[0],),
+                'bucket_start(%d: %s)' % (b.index, ', '.join(b.names)))
+    if kind[0] == 'bucket_wait':
+        b = kind[1]
+        return (_bucket_wait_kernel(b, n_places, frozenset(inplace_written)), (in_spec[0],), (spread(out_spec[0]),),
+                'bucket_wait(%d)' % b.index)
+    out = op.output_arg_names
+    copies = bool(set(out) & inplace_written)
+    return (_span_kernel(op, n_places, copies), (spread(in_spec[0]),), (spread(out_spec[0]),),
+            '%s (over places and trainers)' % op.type)
+
+
+# --- startup: the same program everywhere, trainer 0's persistables ------------------------------------------------
+
+def _summary(program) -> list[str]:
+    lines = []
+    block = program.global_block()
+    for p in sorted(program.global_block().all_parameters(), key=lambda v: v.name):
+        lines.append('parameter %s %s %s' % (p.name, list(p.shape), np.dtype(to_numpy(p.dtype)).name))
+    for j, op in enumerate(block.ops):
+        if op.type in CROSS_PROCESS_OPS:
+            attrs = {k: op.attrs[k] for k in ('ring_id', 'root', 'nranks', 'reduce_type') if k in op.attrs}
+            shapes = []
+            for n in op.input_arg_names:
+                v = block._find_var_recursive(n)
+                shapes.append('%s%s' % (n, list(v.shape) if v is not None and v.shape is not None else ''))
+            lines.append('op %d %s(%s) %s' % (j, op.type, ', '.join(shapes), attrs))
+    return lines
+
+
+def check_same_program(program, n_trainers: int = 1, group=None) -> None:
+    """Raises on every trainer when the trainers run different programs (different parameters or collectives)."""
+    group = get_group(0) if group is None else group
+    if isinstance(group, LocalGroup) or group.nranks == 1:
+        return
+    lines = _summary(program) + ['num_trainers %d' % n_trainers]
+    digest = hashlib.sha1('\n'.join(lines).encode()).hexdigest()
+    digests = group.allgather_object(digest)
+    if len(set(digests)) == 1:
+        return
+    summaries = group.allgather_object(lines)
+    other = next(r for r, d in enumerate(digests) if d != digests[0])
+    mine, theirs = summaries[0], summaries[other]
+    k = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    first = mine[k] if k < len(mine) else '(nothing)'
+    second = theirs[k] if k < len(theirs) else '(nothing)'
+    raise RuntimeError('The trainers of this job run different programs: trainer 0 has %r where trainer %d has %r. '
+                       'Every trainer must build the same program (same layers, parameters and distributed '
+                       'optimizer) so their collectives match' % (first, other, second))
+
+
+def sync_persistables(names: list, scope, group=None) -> None:
+    """Trainer 0's values of the persistables `names` (those it has), written into `scope` on every trainer."""
+    group = get_group(0) if group is None else group
+    if group.nranks == 1:
+        return
+    facts = []
+    for name in sorted(names):
+        var = scope.find_var(name)
+        value = None if var is None else var.tensor.value
+        if isinstance(value, np.ndarray):
+            facts.append((name, value.shape, value.dtype.str))
+    everyone = group.allgather_object(facts)
+    for r, theirs in enumerate(everyone):
+        if theirs != everyone[0]:
+            diff = sorted(set(theirs) ^ set(everyone[0]))[:3]
+            raise RuntimeError('The trainers of this job hold different persistables at startup (trainer 0 vs '
+                               'trainer %d: %s): every trainer must build and initialise the same program'
+                               % (r, ', '.join('%s %s %s' % d for d in diff)))
+    for name, _, _ in facts:
+        var = scope.find_var(name)
+        var.set_value(group.broadcast(np.ascontiguousarray(var.tensor.value), 0))
+
+
+def check_trainers(n_trainers: int, trainer_id: int) -> None:
+    """BuildStrategy.num_trainers / trainer_id must describe this process's job."""
+    if n_trainers <= 1:
+        return
+    group = get_group(0)
+    if group.nranks != n_trainers or group.rank != trainer_id:
+        raise RuntimeError(
+            'BuildStrategy.num_trainers = %d and trainer_id = %d, but this process is trainer %d of %d. Start the '
+            'trainers with `python -m paddle_exec.distributed.launch --nproc_per_node %d train.py` or `mpiexec -n '
+            '%d python train.py` (each trainer reads its id from PADDLE_TRAINER_ID or the MPI rank)'
+            % (n_trainers, trainer_id, group.rank, group.nranks, n_trainers, n_trainers))

@@ -1,0 +1,3 @@
+"""fluid.contrib.model_stat (Paddle 1.8's module path). It exports nothing in 1.8 either."""
+
+__all__ = []

@@ -1,0 +1,10 @@
+"""fluid.incubate.fleet.utils.fleet_util (Paddle 1.8's module path): FleetUtil (fleet bookkeeping over HDFS).
+
+Its names are declined: reaching one raises AttributeError with the reason (paddle_exec/_declined.py,
+docs/compatibility.md).
+"""
+from ....._declined import declined_getattr
+
+__all__ = []
+
+__getattr__ = declined_getattr(__name__)

@@ -1,0 +1,10 @@
+"""fluid.trainer_factory (Paddle 1.8's module path): the factory of the C++ trainers and their fetch handlers.
+
+Its names are declined: reaching one raises AttributeError with the reason (paddle_exec/_declined.py,
+docs/compatibility.md).
+"""
+from .._declined import declined_getattr
+
+__all__ = []
+
+__getattr__ = declined_getattr(__name__)

@@ -1,0 +1,11 @@
+"""fluid.transpiler.collective (Paddle 1.8's module path): the collective transpilers (GradAllReduce, LocalSGD) that
+insert NCCL ops between trainer processes.
+
+Its names are declined: reaching one raises AttributeError with the reason (paddle_exec/_declined.py,
+docs/compatibility.md).
+"""
+from ..._declined import declined_getattr
+
+__all__ = []
+
+__getattr__ = declined_getattr(__name__)
