@@ -87,6 +87,9 @@ class Segment:
         first = [k for k, c in enumerate(calls) if c.in_place]
         self.first_in_place = first[0] if first else len(calls)
         self.updated = tuple(updated)       # argument positions updated in place (not returned)
+        # shared by the segments of one plan (passes/segments.py): counts switches to the compiled tier, so the
+        # threaded policy measures its parallel / in-order choice again on the plan as it now runs
+        self.tier_changes = [0]
 
     # --- the step ---------------------------------------------------------------------------------------------------
     def make_step(self):
@@ -145,6 +148,7 @@ class Segment:
                     SERVICE.request(code, signature)
             if signature in code.ready:
                 self.compiled = code.runtime
+                self.tier_changes[0] += 1
                 return self.run_compiled(args, values)
             if signature in code.failed:
                 return self.run_ops(values)

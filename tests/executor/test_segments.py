@@ -236,6 +236,42 @@ def test_tiered_runs_the_numpy_tier_then_switches_once_compiled(monkeypatch):
         np.testing.assert_array_equal(a, b)
 
 
+def test_the_threaded_policy_probes_again_once_a_segment_runs_compiled(monkeypatch):
+    """Its parallel / in-order choice, measured while the numpy tier ran, no longer holds once a segment is
+    compiled: the plan's tier_changes moves and the next run starts a new probe."""
+    from paddle_exec.executor.policies.threaded import _ModeChoice
+    choice = _ModeChoice(probe_runs=2, hold_runs=100)
+    modes = [choice.next_mode(0) for _ in range(5)]          # run 0 measures, runs 1-4 probe (parallel first)
+    for _ in range(4):
+        choice.record(True, 1.0)
+    choice.times = {True: [1.0, 1.0], False: [2.0, 2.0]}
+    assert modes[1:] == [True, False, True, False]
+    assert [choice.next_mode(1) for _ in range(4)] == [True, False, True, False]    # a new epoch: a new probe
+    assert choice.times == {True: [], False: []}
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[6], dtype='float32')
+        g = fluid.layers.gelu(fluid.layers.scale(fluid.layers.relu(x), 2.0))    # gelu: an ordinary node
+        out = fluid.layers.scale(fluid.layers.exp(g), 0.5, bias=1.0)
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'tiered')
+    es = fluid.ExecutionStrategy()
+    es.executor_policy = ExecutorPolicy.USE_NORMAL_EXECUTOR
+    exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=es)
+    scope = fluid.Scope()
+    feed = {'x': np.ones((2, 6), 'float32')}
+    exe.run(main, feed=feed, fetch_list=[out], scope=scope)       # the numpy tier
+    plan = main_plan(exe)
+    assert len(plan.nodes) == 3 and plan.tier_changes == [0]
+    exe.run(main, feed=feed, fetch_list=[out], scope=scope)       # requests the code (loaded, or compiled aside)
+    assert SERVICE.wait(600)
+    exe.run(main, feed=feed, fetch_list=[out], scope=scope)   # compiled from here on
+    segments = segments_of(plan)
+    assert plan.tier_changes[0] == len(segments) and all(s.tier_changes is plan.tier_changes for s in segments)
+    assert exe.runner.policy._choices[plan].epoch == plan.tier_changes[0]
+    exe.close()
+
+
 def test_a_new_batch_size_runs_the_same_machine_code(monkeypatch):
     program = regression(hidden=4)
     feeds = [regression_feed(b) for b in (32, 7, 64, 1)]

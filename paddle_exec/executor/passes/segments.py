@@ -344,6 +344,7 @@ def compile_segments(plan, options, context) -> None:
         keep.update(s for s, _ in place.scope_outputs)
     unit_of = list(range(len(nodes)))
     units = []                       # per unit: the new node, or the index of an old node
+    tier_changes = plan.tier_changes = [0]      # bumped when a segment of this plan starts running compiled
     for g in groups:
         member_ids = set(g)
         desc_bits = 0
@@ -363,6 +364,7 @@ def compile_segments(plan, options, context) -> None:
         segment = Segment(local_calls, inputs, outputs, local_in, local_out, frees, [nodes[j] for j in g], code,
                           options.mode, options.compile_after, label, [inputs.index(s) for s in updated])
         unit = len(units)
+        segment.tier_changes = tier_changes
         units.append(SegmentNode(0, segment, nodes[g[0]].place))
         for j in g:
             unit_of[j] = ('seg', unit)
