@@ -185,6 +185,12 @@ class Segment:
 
     def run_reference(self, args: tuple) -> tuple:
         env = dict(zip(self.in_locals, args))
+        with np.errstate(all='ignore'):     # numba's kernels compute inf and nan silently: so do their twins
+            self._reference_calls(env)
+        self.counts['reference'] += 1
+        return tuple(env[s] for s in self.out_locals)
+
+    def _reference_calls(self, env: dict) -> None:
         for call in self.calls:
             ins = [env[s] if type(s) is int else tuple(env[x] for x in s) for s in call.ins]
             try:
@@ -196,8 +202,6 @@ class Segment:
             else:
                 for out, value in zip(call.outs, res):
                     _store(env, out, value)
-        self.counts['reference'] += 1
-        return tuple(env[s] for s in self.out_locals)
 
     def run_ops(self, values: list) -> None:
         """The member nodes one by one on the plan's values (they store their outputs and free their slots)."""

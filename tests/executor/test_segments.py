@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -270,6 +271,23 @@ def test_the_threaded_policy_probes_again_once_a_segment_runs_compiled(monkeypat
     assert plan.tier_changes[0] == len(segments) and all(s.tier_changes is plan.tier_changes for s in segments)
     assert exe.runner.policy._choices[plan].epoch == plan.tier_changes[0]
     exe.close()
+
+
+def test_the_numpy_tier_computes_inf_and_nan_silently_as_the_compiled_kernels_do(monkeypatch):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        y = fluid.layers.data(name='y', shape=[3], dtype='float32')
+        out = fluid.layers.scale(fluid.layers.elementwise_mul(fluid.layers.scale(x, 2.0), y), 0.5)
+    feed = {'x': np.array([[np.inf, 1.0, -np.inf]], 'float32'), 'y': np.array([[0.0, 2.0, 0.0]], 'float32')}
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'reference')
+    exe = fluid.Executor(fluid.CPUPlace())
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')                  # a RuntimeWarning from numpy would fail the run
+        got = exe.run(main, feed=feed, fetch_list=[out], scope=fluid.Scope())[0]
+    assert segments_of(main_plan(exe))[0].counts['reference'] == 1
+    np.testing.assert_array_equal(np.isnan(got), [[True, False, True]])
+    assert got[0, 1] == 2.0
 
 
 def test_a_new_batch_size_runs_the_same_machine_code(monkeypatch):
