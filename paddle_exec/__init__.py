@@ -17,6 +17,8 @@ from .settings import *
 from .tensor import *
 from ._declined import declined_getattr as _declined_getattr
 from .utils_compat import *
+from . import hapi, callbacks
+from .hapi import Model, flops, summary
 
 __version__ = '0.1.0'
 

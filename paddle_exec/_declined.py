@@ -169,12 +169,33 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
         'convert_to_mixed_precision': ('mixed precision needs half-precision kernels, which paddle_exec does not '
                                        'have', 'the float32 model'),
     },
+    'paddle.nn.functional': {
+        'sparse_attention': ('a CUDA-only kernel (Paddle builds it only with CUDA >= 11.3); ' + CPU_ONLY,
+                             'paddle.nn.functional.scaled_dot_product_attention or nn.MultiHeadAttention'),
+    },
+    'paddle.nn.utils': {
+        'clip_grad_norm_': ('it clips param.grad tensors eagerly (dygraph); ' + DYGRAPH,
+                            "paddle.nn.ClipGradByGlobalNorm(clip_norm) as the optimizer's grad_clip"),
+        'clip_grad_value_': ('it clips param.grad tensors eagerly (dygraph); ' + DYGRAPH,
+                             "paddle.nn.ClipGradByValue(max, min) as the optimizer's grad_clip"),
+    },
+    'paddle.optimizer': {
+        'LBFGS': ('LBFGS is dygraph-only in Paddle 2.6: its step(closure) re-evaluates the loss eagerly several times '
+                  'per step (line search), which a static program cannot express', 'a first-order optimizer such '
+                  'as paddle.optimizer.Adam'),
+    },
     'paddle.static': {
         'IpuCompiledProgram': (IPU, 'paddle.static.CompiledProgram'),
         'IpuStrategy': (IPU, 'paddle.static.BuildStrategy / ExecutionStrategy'),
         'ipu_shard_guard': (IPU, 'nothing: every op runs on the CPU places'),
         'set_ipu_shard': (IPU, 'nothing: every op runs on the CPU places'),
         'xpu_places': (CPU_ONLY + ' (no Kunlun XPU)', 'paddle.static.cpu_places()'),
+    },
+    'paddle.static.nn': {
+        'sparse_embedding': ('its table lives on parameter servers (a SELECTED_ROWS parameter read by a distributed '
+                             'lookup_table with remote_prefetch): on one CPU node Paddle 2.6.2 builds it but fails at '
+                             'run time (NotFoundError: the id is not in the empty rows table), and ' + PS[4:],
+                             'paddle.static.nn.embedding(input, size, is_sparse=True) (or paddle.nn.Embedding)'),
     },
     'paddle.utils': {
         'cpp_extension': (CUSTOM_OPS, CUSTOM_OPS_INSTEAD),

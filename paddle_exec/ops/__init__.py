@@ -12,4 +12,4 @@ from . import contrib, detection, encoding
 from . import loss_ranking, loss_sampled, loss_classification, loss_sequence, metric_sequence
 from . import collective
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
-from . import sampling, einsum
+from . import sampling, einsum, pylayer

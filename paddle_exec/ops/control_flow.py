@@ -69,6 +69,8 @@ class _SubBlock(Block):
         # how an op prints its sub_block attribute, as Paddle 2.x's Operator._to_readable_code does
         return 'block[%d]' % self.idx
 
+    __repr__ = __str__          # a list of blocks (pylayer's `blocks`) prints as [block[1], block[2]]
+
 
 def as_sub_block_attr(block: Block) -> Block:
     """Marks `block` as a sub-block attribute value (see the module docstring)."""

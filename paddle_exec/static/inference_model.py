@@ -106,7 +106,9 @@ def load_inference_model(path_prefix, executor, model_filename=None, params_file
     """[program, feed names, fetch Variables] of a model saved by save_inference_model, its persistable values
     loaded into the global scope. A folder is read as fluid 1.8 writes it, anything else as a 2.x path prefix.
     The model file is a ProgramDesc protobuf (Paddle's or ours) or the pickle of earlier paddle_exec versions."""
-    if os.path.isdir(path_prefix):
+    folder_model = os.path.join(path_prefix, os.path.basename(model_filename or '__model__'))
+    # a folder beside `<folder>.pdmodel` (paddle.Model's inference save writes both) is read as 2.6.2 reads it
+    if os.path.isdir(path_prefix) and (os.path.exists(folder_model) or not os.path.exists(path_prefix + '.pdmodel')):
         folder, model_path = path_prefix, os.path.join(path_prefix, os.path.basename(model_filename or '__model__'))
         params = os.path.basename(params_filename) if params_filename else None
     else:

@@ -179,6 +179,8 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
                 scope.var(var.name).get_tensor().set_lod(lod)
         return
     path = os.path.join(folder, name)
+    if not variables and not os.path.exists(path):
+        return          # Paddle writes no params file for a model without persistables (and reads none)
     buf = _read(path)
     pos = 0
     ordered = sorted(variables, key=lambda v: v.name)

@@ -30,9 +30,9 @@ def _base(name: str):
     raise AttributeError('no out-of-place function %r for %s_' % (name, name))
 
 
-def _in_place(name: str):
-    base = _base(name[:-1])
-
+def in_place_variant(name: str, base):
+    """The static-mode `name` (ending in '_') of the function `base`: 2.6.2's warning, then base's result. Used here
+    and by paddle.nn.functional (relu_, elu_, ...)."""
     def api(*args, **kwargs):
         warnings.warn('In static graph mode, %s() is the same as %s() and does not perform inplace operation.'
                       % (name, name[:-1]))
@@ -43,5 +43,5 @@ def _in_place(name: str):
     return api
 
 
-globals().update({name: _in_place(name) for name in _NAMES})
+globals().update({name: in_place_variant(name, _base(name[:-1])) for name in _NAMES})
 __all__ = list(_NAMES)

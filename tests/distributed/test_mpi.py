@@ -52,17 +52,20 @@ def test_launcher_runs_the_job_with_per_trainer_logs(tmp_path):
 
 
 def test_launcher_on_two_hosts(tmp_path):
-    """--ips: one trainer per host (127.0.0.1 and localhost are both this machine, which hydra runs directly)."""
+    """--ips: one trainer per host (127.0.0.1 and localhost are both this machine, which hydra runs directly).
+    Each trainer's lines are read from its own log: on the job's shared stdout the two trainers' writes interleave."""
     script = tmp_path / 'whoami.py'
     script.write_text('import paddle_exec.distributed as dist\n'
                       'env = dist.ParallelEnv()\n'
                       'print("trainer", env.rank, env.world_size, env.current_endpoint,\n'
                       '      ",".join(env.trainer_endpoints))\n')
-    rc, out, _ = job(launch('--ips', '127.0.0.1,localhost', '--started_port', '7000', str(script)))
+    logs = tmp_path / 'logs'
+    rc, out, _ = job(launch('--ips', '127.0.0.1,localhost', '--started_port', '7000', '--log_dir', str(logs),
+                            str(script)))
     assert rc == 0, out
     endpoints = '127.0.0.1:7000,localhost:7000'
-    assert 'trainer 0 2 127.0.0.1:7000 %s' % endpoints in out
-    assert 'trainer 1 2 localhost:7000 %s' % endpoints in out
+    assert (logs / 'workerlog.0').read_text() == 'trainer 0 2 127.0.0.1:7000 %s\n' % endpoints
+    assert (logs / 'workerlog.1').read_text() == 'trainer 1 2 localhost:7000 %s\n' % endpoints
 
 
 FAILING = '''

@@ -191,10 +191,23 @@ def test_dirac_orthogonal_initializers_and_calculate_gain():
 
 # --- declined names -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('name', sorted(F.declined))
-def test_declined_functional_names_raise_with_the_reason(name):
-    assert not hasattr(F, name)
-    with pytest.raises(AttributeError, match='not provided.*(in-place|CUDA)'):
-        getattr(F, name)
+@pytest.mark.parametrize('name', ['elu_', 'hardtanh_', 'leaky_relu_', 'relu_', 'softmax_', 'tanh_',
+                                  'thresholded_relu_'])
+def test_in_place_activations_append_the_out_of_place_op_with_paddles_warning(name):
+    # Paddle 2.6.2 in static mode: F.relu_ warns and appends `relu` (hardtanh_ appends brelu there, hardtanh here)
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data('x', [2, 3], 'float32')
+        with pytest.warns(UserWarning, match=r'In static graph mode, %s\(\) is the same as %s\(\)' % (name, name[:-1])):
+            out = getattr(F, name)(x)
+        base = getattr(F, name[:-1])(x)
+    assert main.global_block().ops[-1].type == main.global_block().ops[-2].type
+    assert out.shape == base.shape
+
+
+def test_sparse_attention_is_declined_with_the_reason():
+    assert not hasattr(F, 'sparse_attention')
+    with pytest.raises(AttributeError, match='CUDA-only.*scaled_dot_product_attention'):
+        F.sparse_attention  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute 'no_such_function'"):
         F.no_such_function

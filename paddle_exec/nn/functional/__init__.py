@@ -1,13 +1,16 @@
 """paddle.nn.functional: 2.x functional builders over the shared layer builders.
 
-`declined` lists the names of Paddle 2.6's nn.functional that paddle_exec does not provide, each with the reason
-and what to use instead; reading one raises AttributeError saying so (the module's `__getattr__`), so a script
-fails at the line that uses it with an explanation rather than with a stub that misbehaves later.
+The in-place activations (relu_, elu_, ...) append the out-of-place op with 2.6.2's static-mode warning, as
+2.6.2 does. sparse_attention (a CUDA-only kernel) is declined: reading it raises AttributeError saying why and
+what to use instead (paddle_exec/_declined.py).
 """
+from ..._declined import declined_getattr as _declined_getattr
+from ...tensor.inplace import in_place_variant as _in_place_variant
 from .activation import *
 from .common import *
 from .conv import *
 from .distance import *
+from .extension import *
 from .input import *
 from .loss import *
 from .loss_classification import *
@@ -17,24 +20,7 @@ from .norm import *
 from .pooling import *
 from .vision import *
 
-_IN_PLACE = ('a dygraph-only in-place variant: static programs have no in-place tensor updates from Python; '
-             'use paddle.nn.functional.%s, which appends the same op')
-
-# name -> why it is declined and what to use instead (sorted)
-declined = {
-    'elu_': _IN_PLACE % 'elu',
-    'hardtanh_': _IN_PLACE % 'hardtanh',
-    'leaky_relu_': _IN_PLACE % 'leaky_relu',
-    'relu_': _IN_PLACE % 'relu',
-    'softmax_': _IN_PLACE % 'softmax',
-    'sparse_attention': 'a CUDA-only kernel (Paddle builds it only with CUDA >= 11.3); use '
-                        'paddle.nn.functional.scaled_dot_product_attention or MultiHeadAttention on CPU',
-    'tanh_': _IN_PLACE % 'tanh',
-    'thresholded_relu_': _IN_PLACE % 'thresholded_relu',
-}
-
-
-def __getattr__(name):
-    if name in declined:
-        raise AttributeError('paddle_exec.nn.functional.%s is not provided: it is %s.' % (name, declined[name]))
-    raise AttributeError("module 'paddle_exec.nn.functional' has no attribute '%s'" % name)
+# the in-place activations as 2.6.2 runs them in static mode: its warning, then the out-of-place op
+_IN_PLACE = ['elu_', 'hardtanh_', 'leaky_relu_', 'relu_', 'softmax_', 'tanh_', 'thresholded_relu_']
+globals().update({_name: _in_place_variant(_name, globals()[_name[:-1]]) for _name in _IN_PLACE})
+__getattr__ = _declined_getattr(__name__)  # sparse_attention (CUDA only) says why (_declined.py)

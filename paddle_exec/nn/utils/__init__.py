@@ -14,13 +14,14 @@ Paddle writes these for dygraph (they copy tensors eagerly); here each does what
   `assign`s of the pieces into the parameters, appended to the current program.
 
 clip_grad_norm_ and clip_grad_value_ clip `param.grad` tensors eagerly, which static programs do not have: they
-are declined (`declined` below; reading them raises AttributeError saying to pass nn.ClipGradByGlobalNorm /
-nn.ClipGradByValue to the optimizer's grad_clip instead).
+are declined (paddle_exec/_declined.py: reading them raises AttributeError saying to pass
+nn.ClipGradByGlobalNorm / nn.ClipGradByValue to the optimizer's grad_clip instead).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..._declined import declined_getattr
 from ...framework import unique_name
 from ...framework.program import program_guard
 from ...framework.scope import global_scope
@@ -36,18 +37,7 @@ from .. import functional as F
 
 __all__ = ['weight_norm', 'remove_weight_norm', 'spectral_norm', 'parameters_to_vector', 'vector_to_parameters']
 
-declined = {
-    'clip_grad_norm_': 'clips param.grad tensors eagerly (dygraph); in a static program pass '
-                       'paddle.nn.ClipGradByGlobalNorm(clip_norm) as the optimizer\'s grad_clip',
-    'clip_grad_value_': 'clips param.grad tensors eagerly (dygraph); in a static program pass '
-                        'paddle.nn.ClipGradByValue(max, min) as the optimizer\'s grad_clip',
-}
-
-
-def __getattr__(name):
-    if name in declined:
-        raise AttributeError('paddle_exec.nn.utils.%s is not provided: it %s.' % (name, declined[name]))
-    raise AttributeError("module 'paddle_exec.nn.utils' has no attribute '%s'" % name)
+__getattr__ = declined_getattr(__name__)  # clip_grad_norm_ / clip_grad_value_ say why (_declined.py)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -49,7 +49,8 @@ MODULES = {
     'paddle-2.6.2.json': ['paddle', 'paddle.io', 'paddle.static', 'paddle.static.nn', 'paddle.regularizer',
                           'paddle.reader',
                           'paddle.framework', 'paddle.device', 'paddle.inference', 'paddle.utils', 'paddle.linalg',
-                          'paddle.fft', 'paddle.signal'],
+                          'paddle.fft', 'paddle.signal', 'paddle.nn.functional', 'paddle.nn.utils',
+                          'paddle.optimizer'],
 }
 
 
