@@ -290,6 +290,40 @@ def test_the_numpy_tier_computes_inf_and_nan_silently_as_the_compiled_kernels_do
     assert got[0, 1] == 2.0
 
 
+@pytest.mark.parametrize('mode', ['tiered', 'sync'])
+def test_complex_ops_stay_out_of_segments_and_keep_their_conjugate_gradients(mode, monkeypatch):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.data(name='x', shape=[None, 3], dtype='complex64')
+        y = fluid.data(name='y', shape=[None, 3], dtype='complex64')
+        x.stop_gradient = False
+        z = (x + y) * y
+        grads = fluid.backward.gradients([z], [x])
+    rng = np.random.RandomState(0)
+    feed = {n: (rng.randn(2, 3) + 1j * rng.randn(2, 3)).astype('complex64') for n in ('x', 'y')}
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+    exe = fluid.Executor(fluid.CPUPlace())
+    got = exe.run(main, feed=feed, fetch_list=[z] + grads, scope=fluid.Scope())
+    assert segments_of(main_plan(exe)) == []
+    np.testing.assert_allclose(got[0], (feed['x'] + feed['y']) * feed['y'], rtol=1e-6)
+    np.testing.assert_allclose(got[1], np.conj(feed['y']), rtol=1e-6)      # d/dx of (x + y) * y, Paddle's conj
+
+
+@pytest.mark.parametrize('mode', ['tiered', 'sync'])
+def test_a_sum_of_bools_stays_out_of_segments_and_counts_them(mode, monkeypatch):
+    import paddle_exec as paddle
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.data(name='x', shape=[None, 3], dtype='bool')
+        total = paddle.sum(x)
+        rows = paddle.sum(x, axis=1)
+    feed = {'x': np.array([[True, True, False], [True, True, True]])}
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+    got = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=[total, rows], scope=fluid.Scope())
+    assert got[0].dtype == np.int64 and int(got[0]) == 5
+    np.testing.assert_array_equal(got[1], [2, 3])
+
+
 def test_a_new_batch_size_runs_the_same_machine_code(monkeypatch):
     program = regression(hidden=4)
     feeds = [regression_feed(b) for b in (32, 7, 64, 1)]

@@ -5,7 +5,8 @@
 1. Candidates. A node is compilable when it is an ordinary op node (its kernel a registry.DeferredKernel: not a
    collective, not a run-once node, not a sub-block runner; or the loss@GRAD seed, whose fill value the
    data-parallel pass hands over as `segment_attrs`), its op has a SEGMENT_RULES entry that accepts this instance,
-   and its variables are plain dense tensors (no SelectedRows, no LoD, no readers).
+   and its variables are plain dense tensors (no SelectedRows, no LoD, no readers) of real dtypes the kernels
+   compute as the ops do (not complex, whose gradients conjugate, nor bool, nor float16 / bfloat16).
 2. Groups, per place, in plan order: a node joins the open group of its place unless that would make the group
    non-convex, i.e. some node outside the group would be both a descendant of the group and an ancestor of the
    new node (merging would then make a cycle). Nodes that are not compilable do not close a group: Python-only ops
@@ -50,6 +51,9 @@ MAX_SEGMENT_OPS = 64
 MIN_SEGMENT_OPS = 2
 MIN_BRANCH_OPS = 4          # smaller independent parts of a group run together (one node costs more than they do)
 _DENSE = (VarType.LOD_TENSOR,)
+# dtypes the segment kernels and their twins do not compute as the ops do (complex: conjugate gradients; bool: a
+# reduce_sum of bools counts them as int64; half types)
+_NOT_COMPILED = frozenset((VarType.COMPLEX64, VarType.COMPLEX128, VarType.BOOL, VarType.FP16, VarType.BF16))
 
 
 # --- 1. candidates -------------------------------------------------------------------------------------------------
@@ -60,7 +64,7 @@ def _dense_vars(op) -> bool:
         if name == EMPTY_VAR_NAME:
             continue
         var = block._find_var_recursive(name)
-        if var is None or var.type not in _DENSE or getattr(var, 'lod_level', 0):
+        if var is None or var.type not in _DENSE or getattr(var, 'lod_level', 0) or var.dtype in _NOT_COMPILED:
             return False
     return True
 
