@@ -131,8 +131,8 @@ class Segment:
     # --- tiers ------------------------------------------------------------------------------------------------------
     def slow(self, args: tuple, values: list):
         """No compiled code for this run yet (or for these types): request it, run the reference (or ops) tier."""
-        if not all(isinstance(a, np.ndarray) for a in args) or not self._updatable(args):
-            return self.run_ops(values)
+        if not all(isinstance(a, np.ndarray) and a.ndim for a in args) or not self._updatable(args):
+            return self.run_ops(values)         # also 0-D arrays: the kernels take rank >= 1
         if self.mode == 'reference':
             return self.run_reference(args)
         code = self.code
