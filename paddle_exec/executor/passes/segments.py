@@ -6,7 +6,8 @@
    collective, not a run-once node, not a sub-block runner; or the loss@GRAD seed, whose fill value the
    data-parallel pass hands over as `segment_attrs`), its op has a SEGMENT_RULES entry that accepts this instance,
    and its variables are plain dense tensors (no SelectedRows, no LoD, no readers) of real dtypes the kernels
-   compute as the ops do (not complex, whose gradients conjugate, nor bool, nor float16 / bfloat16) and rank >= 1 where declared.
+   compute as the ops do (not complex, whose gradients conjugate, nor bool, nor float16 / bfloat16), of rank >= 1
+   where declared (no 0-D tensors).
 2. Groups, per place, in plan order: a node joins the open group of its place unless that would make the group
    non-convex, i.e. some node outside the group would be both a descendant of the group and an ancestor of the
    new node (merging would then make a cycle). Nodes that are not compilable do not close a group: Python-only ops
