@@ -25,7 +25,12 @@ no scope. The passes, in order:
     5. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed, and the
        gradient buckets across trainers (passes/collective.py); a plain Executor's program is planned on one place
        as it is (plan.py), or, when it has cross-process collectives, as one place of the data-parallel pass
-    6. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
+    6. segments (passes/segments.py, unless RunConfig.compile.mode is 'off'): runs of ops with numba kernels become
+       one node each, running generated code (codegen.py) compiled in tiers (segment_node.py, jit_service.py);
+       ops handling LoD stay ordinary nodes; while it is on, kernels of ops that have a segment rule are made at
+       their first call (registry.DeferredKernel), so ops that end up inside a segment never compile kernels of
+       their own
+    7. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
 Debug output: BuildStrategy.debug_graphviz_path makes the data-parallel plan pass write the program and the compiled
 graph, and the stage pass the split, as Graphviz text.
 
@@ -44,12 +49,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..framework.program import Program
+from ..framework.registry import SEGMENT_RULES
 from ..ops import reader as reader_ops
 from .config import RunConfig
 from .feed import FeedBinding
 from .graphs import plan_dot, program_dot, split_dot
 from .passes.collective import check_same_program, has_cross_process_ops
 from .passes.data_parallel import build_data_parallel_plan, is_inference_program
+from .passes.segments import compile_segments
 from .passes.stage import StageSplit, physical_program
 from .plan import BlockAnalysis, ExecutionPlan, build_plan, plan_of
 
@@ -60,13 +67,21 @@ PLAN_CACHE_SIZE = 64
 
 
 class KernelContext:
-    """What kernel factories may ask of the compiler: `compile_block` (control-flow sub-blocks)."""
+    """What kernel factories may ask of the compiler: `compile_block` (control-flow sub-blocks); and what
+    registry.make_kernel asks of it: whether to defer a kernel (segments: see pass 5)."""
+
+    def __init__(self, defer: bool = False):
+        self.defer = defer
 
     def compile_block(self, block, feed_names, fetch_names, feed_lod=()) -> ExecutionPlan:
-        return build_plan(block, feed_names, fetch_names, self, feed_lod)
+        return build_plan(block, feed_names, fetch_names, KERNEL_CONTEXT, feed_lod)
+
+    def defers(self, op) -> bool:
+        return self.defer and op.type in SEGMENT_RULES
 
 
 KERNEL_CONTEXT = KernelContext()
+SEGMENT_CONTEXT = KernelContext(defer=True)
 
 
 @dataclass
@@ -147,19 +162,22 @@ def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config
                  feed_lod=()) -> ExecutionPlan:
     """The plan passes (see the module docstring)."""
     program = physical.program
+    context = SEGMENT_CONTEXT if config.compile.enabled else KERNEL_CONTEXT
     if config.data_parallel:
         plan = build_data_parallel_plan(program, n_run, feed_names, fetch_names, loss_name=config.loss_name,
                                         reduce_mode=config.reduce_mode, gradient_scale=config.gradient_scale,
-                                        n_ranks=config.n_places * config.n_trainers, context=KERNEL_CONTEXT,
+                                        n_ranks=config.n_places * config.n_trainers, context=context,
                                         feed_lod=feed_lod, n_trainers=config.n_trainers,
                                         fuse_all_reduce=config.fuse_all_reduce,
                                         fuse_grad_size_mb=config.fuse_grad_size_mb)
     elif has_cross_process_ops(program):
-        plan = build_data_parallel_plan(program, 1, feed_names, fetch_names, context=KERNEL_CONTEXT,
+        plan = build_data_parallel_plan(program, 1, feed_names, fetch_names, context=context,
                                         feed_lod=feed_lod, fuse_all_reduce=config.fuse_all_reduce,
                                         fuse_grad_size_mb=config.fuse_grad_size_mb)
     else:
-        plan = build_plan(program.global_block(), feed_names, fetch_names, KERNEL_CONTEXT, feed_lod)
+        plan = build_plan(program.global_block(), feed_names, fetch_names, context, feed_lod)
+    if config.compile.enabled:
+        compile_segments(plan, config.compile, context)
     block = program.global_block()
     if config.data_parallel and config.debug_graphviz_path:
         _write_graphs(config.debug_graphviz_path, block, plan)

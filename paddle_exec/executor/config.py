@@ -14,6 +14,14 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
     STOP_NODE_STATS_STEP       first run no longer measured (200)
     PADDLE_EXEC_KERNEL_GIL     release (default) or hold: how numba kernels treat the GIL, fixed when paddle_exec is
                                imported (kernels/jit.py)
+    PADDLE_EXEC_COMPILE        compiled segments (passes/segments.py): 1 / tiered (default: the numpy tier runs
+                               while a segment compiles in the background), sync (compile at the first run and
+                               wait), 0 / off (every op its own node), reference (segments run their numpy tier
+                               only, nothing is compiled); off and reference are for debugging; a strategy's
+                               `compile_segments` wins over it
+    PADDLE_EXEC_CACHE_DIR      where generated segment code lives (default $XDG_CACHE_HOME/paddle_exec, else
+                               ~/.cache/paddle_exec); numba caches its machine code next to it (or in
+                               NUMBA_CACHE_DIR, which numba reads itself)
     MALLOC_ARENA_MAX           when set, the policies leave glibc's arena count alone (policies/pool.py)
     PADDLE_TRAINER_ID, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ENDPOINTS, PADDLE_CURRENT_ENDPOINT
                                this process's place in a job of several trainers (Paddle's launcher sets them,
@@ -30,7 +38,8 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
 
 A RunConfig is everything a run needs to know that does not change from one run to the next: how many places,
 which policy with how many threads, iterations per run, drop-scope period, dry run, the cost model's window and
-knobs, and the compile options (loss name, reduce mode, gradient scale, SmartStage, graphviz path). It is built
+knobs, the compile options (loss name, reduce mode, gradient scale, SmartStage, graphviz path) and how segments
+are compiled (CompileOptions: the mode, fusion and memory reuse from BuildStrategy, the cache folder). It is built
 once per executor from the user's ExecutionStrategy / BuildStrategy (duck-typed: this module imports neither) and
 the environment; each default lives here, once.
 """
@@ -49,8 +58,8 @@ from ..kernels import jit
 __all__ = ['Environment', 'read_environment', 'TrainerEnvironment', 'trainer_environment', 'child_environment',
            'trainer_rank_and_count',
            'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
-           'cpu_place_count', 'RunConfig', 'CostModelOptions', 'DEFAULT_START_NODE_STATS_STEP',
-           'DEFAULT_STOP_NODE_STATS_STEP', 'POLICY_ENV_VARS']
+           'cpu_place_count', 'RunConfig', 'CostModelOptions', 'CompileOptions', 'compile_mode', 'cache_folder',
+           'DEFAULT_START_NODE_STATS_STEP', 'DEFAULT_STOP_NODE_STATS_STEP', 'POLICY_ENV_VARS', 'COMPILE_MODES']
 
 DEFAULT_START_NODE_STATS_STEP = 100
 DEFAULT_STOP_NODE_STATS_STEP = 200
@@ -60,8 +69,11 @@ THREADS_PER_PLACE = 4              # num_threads = 0 means 4 * places on CPU (Pa
 _TRAINER_VARS = ('PADDLE_TRAINER_ID', 'PADDLE_TRAINERS_NUM', 'PADDLE_TRAINER_ENDPOINTS', 'PADDLE_CURRENT_ENDPOINT',
                  'PADDLE_RANK_IN_NODE', 'PMI_RANK', 'PMI_SIZE', 'OMPI_COMM_WORLD_RANK', 'OMPI_COMM_WORLD_SIZE')
 _READ = ('CPU_NUM', 'USE_INLINE_EXECUTOR', 'USE_COST_MODEL_EXECUTOR', 'START_NODE_STATS_STEP', 'STOP_NODE_STATS_STEP',
-         'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR) + _TRAINER_VARS
+         'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR, 'XDG_CACHE_HOME', 'HOME') + _TRAINER_VARS
 DEFAULT_FUSE_GRAD_SIZE_MB = 32.0   # Paddle's DistributedStrategy.fuse_grad_size_in_MB
+COMPILE_ENV_VAR = 'PADDLE_EXEC_COMPILE'
+CACHE_DIR_ENV_VAR = 'PADDLE_EXEC_CACHE_DIR'
+COMPILE_MODES = ('off', 'reference', 'tiered', 'sync')
 _PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')
 
 
@@ -285,6 +297,84 @@ class CostModelOptions:
     batch_max_ops: int = 100
 
 
+# --- compiled segments ------------------------------------------------------------------------------------------------
+
+def compile_mode(value=None, env: Environment | None = None) -> str:
+    """'off', 'tiered' or 'sync': `value` (a strategy's compile_segments: None, a bool or a mode name) unless it is
+    None, then PADDLE_EXEC_COMPILE (default tiered)."""
+    if value is None:
+        env = read_environment() if env is None else env
+        raw = env.get(COMPILE_ENV_VAR)
+        if raw is None or raw.strip() == '':
+            return 'tiered'
+        text = raw.strip().lower()
+        named = {'0': 'off', 'false': 'off', 'off': 'off', '1': 'tiered', 'true': 'tiered', 'on': 'tiered',
+                 'tiered': 'tiered', 'sync': 'sync', 'reference': 'reference'}
+        if text not in named:
+            raise ValueError("%s must be 1/tiered (compiled segments, the numpy tier while they compile), sync "
+                             "(wait for the compile), reference (the numpy tier only) or 0/off, got %r"
+                             % (COMPILE_ENV_VAR, raw))
+        return named[text]
+    if isinstance(value, bool):
+        return 'tiered' if value else 'off'
+    if value in COMPILE_MODES:
+        return value
+    raise ValueError("compile_segments must be None, True, False, 'tiered', 'sync', 'reference' or 'off', got %r"
+                     % (value,))
+
+
+def cache_folder(env: Environment | None = None) -> str:
+    """The user cache folder of paddle_exec (PADDLE_EXEC_CACHE_DIR, $XDG_CACHE_HOME/paddle_exec, ~/.cache/...)."""
+    env = read_environment() if env is None else env
+    folder = env.get(CACHE_DIR_ENV_VAR)
+    if folder:
+        return os.path.abspath(os.path.expanduser(folder))
+    base = env.get('XDG_CACHE_HOME') or os.path.join(env.get('HOME') or os.path.expanduser('~'), '.cache')
+    return os.path.join(base, 'paddle_exec')
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How plans are compiled into segments (passes/segments.py).
+
+    mode            'off' (no segments), 'tiered' (numpy tier until compiled), 'sync' (compile at the first run) or
+                    'reference' (the numpy tier only)
+    compile_after   the run of a segment at which its compile is requested (tiered: 2, the first run being the
+                    profiling run the compile waits for, as TorchScript's profiling executor does)
+    fuse_add_act    BuildStrategy.fuse_elewise_add_act_ops: elementwise_add + activation (and their gradients) as
+                    one pass
+    reuse_memory    BuildStrategy.enable_inplace / memory_optimize: a dying buffer of a segment's own is written
+                    again by the next unary op
+    split_branches  independent parts of a segment become separate segments (the parallel policies run them at
+                    once); the in-order policies keep one function
+    cache_dir       the user cache folder (cache_folder())
+    """
+    mode: str = 'tiered'
+    compile_after: int = 2
+    fuse_add_act: bool = False
+    reuse_memory: bool = True
+    split_branches: bool = False
+    cache_dir: str = ''
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != 'off'
+
+    @classmethod
+    def make(cls, value, env: Environment, policy, build_strategy=None) -> CompileOptions:
+        mode = compile_mode(value, env)
+        if build_strategy is not None:
+            own = getattr(build_strategy, 'compile_segments', None)
+            if own is not None and value is None:
+                mode = compile_mode(own, env)
+        fuse = bool(getattr(build_strategy, 'fuse_elewise_add_act_ops', False))
+        reuse = True
+        if build_strategy is not None:
+            reuse = bool(build_strategy.enable_inplace) or bool(build_strategy.memory_optimize)
+        parallel = policy in (ExecutorPolicy.USE_NORMAL_EXECUTOR, ExecutorPolicy.USE_COST_MODEL_EXECUTOR)
+        return cls(mode, 1 if mode == 'sync' else 2, fuse, reuse, parallel, cache_folder(env))
+
+
 # --- the run configuration --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -317,12 +407,13 @@ class RunConfig:
     fuse_grad_size_mb: float = DEFAULT_FUSE_GRAD_SIZE_MB
     # process settings the policies apply
     cap_malloc_arenas: bool = True
+    compile: CompileOptions = CompileOptions(mode='off')
 
     @functools.cached_property
     def compile_key(self) -> tuple:
         """The part of the configuration a compiled plan depends on."""
         return (self.n_places, self.data_parallel, self.loss_name, self.reduce_mode, self.gradient_scale,
-                self.smart_stage, self.n_trainers, self.fuse_all_reduce, self.fuse_grad_size_mb)
+                self.smart_stage, self.n_trainers, self.fuse_all_reduce, self.fuse_grad_size_mb, self.compile)
 
     @classmethod
     def for_executor(cls, exec_strategy=None, env: Environment | None = None, smart_stage: bool = False) -> RunConfig:
@@ -332,14 +423,17 @@ class RunConfig:
             policy = policy_from_env(None, env)
             if policy is ExecutorPolicy.USE_NORMAL_EXECUTOR:
                 return cls(smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
-                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+                           cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                           compile=CompileOptions.make(None, env, None))
             return cls(policy=policy, num_threads=THREADS_PER_PLACE, cost_model=_cost_model(None, policy, env),
                        smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
-                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                       compile=CompileOptions.make(None, env, policy))
         policy = policy_from_env(exec_strategy.executor_policy, env)
         return cls(policy=policy, num_threads=exec_strategy.num_threads or THREADS_PER_PLACE,
                    cost_model=_cost_model(exec_strategy, policy, env), smart_stage=smart_stage,
-                   fuse_grad_size_mb=_fuse_size(env), cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+                   fuse_grad_size_mb=_fuse_size(env), cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                   compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env, policy))
 
     @classmethod
     def for_data_parallel(cls, exec_strategy, build_strategy, n_places: int, loss_name: str | None = None,
@@ -359,7 +453,9 @@ class RunConfig:
                    debug_graphviz_path=build_strategy.debug_graphviz_path,
                    n_trainers=int(build_strategy.num_trainers), trainer_id=int(build_strategy.trainer_id),
                    fuse_all_reduce=bool(build_strategy.fuse_all_reduce_ops), fuse_grad_size_mb=_fuse_size(env),
-                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None)
+                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                   compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env,
+                                               None if sequential else policy, build_strategy))
 
 
 def _fuse_size(env: Environment) -> float:

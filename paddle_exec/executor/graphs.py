@@ -26,7 +26,8 @@ def plan_dot(plan) -> str:
     graph = Graph(title='the compiled graph: %d nodes on %d places' % (len(plan.nodes), plan.n_places))
     for nd in plan.nodes:
         collective = nd.op is not None and nd.label != nd.op.type
-        label = nd.label if nd.op is None or collective else '%s\nplace %d' % (nd.label, nd.place)
+        per_place = nd.op is not None or getattr(nd, 'segment', None) is not None    # an op's or a segment's node
+        label = '%s\nplace %d' % (nd.label, nd.place) if per_place and not collective else nd.label
         graph.add_node('n%d' % nd.index, label, shape='box', rounded=True,
                        fill=COLLECTIVE_FILL if collective else NODE_FILL)
     for nd in plan.nodes:

@@ -19,6 +19,8 @@ plan): the same slots, places and dependencies, each node's step wrapped:
                    the output variable, the first bad index and value, and the counts (Paddle's check, words from
                    both 1.8's and 2.6's messages)
 A policy sees an ordinary plan, so every policy runs instrumented the same way.
+A compiled segment (passes/segments.py) runs op by op under the instruments, each op wrapped as above: a profile
+and a NaN check name the ops as they would with segments off.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ import numpy as np
 from ..framework import registry
 from .feed import as_fetch_result, bind_scope_inputs, write_scope_outputs
 from .plan import ExecutionPlan, PlanNode
+from .policies.base import run_in_order
 
 __all__ = ['INSTRUMENTS', 'Instruments', 'Recorder', 'Event', 'instrumented', 'phases', 'PLAIN_PHASES']
 
@@ -192,19 +195,38 @@ def instrumented(plan: ExecutionPlan) -> ExecutionPlan:
 def _make_variant(plan: ExecutionPlan, profiling: bool, check_nan_inf: bool) -> ExecutionPlan:
     nodes = []
     for nd in plan.nodes:
-        step = nd.step
-        if check_nan_inf and nd.op is not None:
-            step = _checked(step, nd)
-        if profiling:
-            step = _profiled(step, nd)
-        copy = PlanNode.__new__(PlanNode)
-        for name in PlanNode.__slots__:
-            setattr(copy, name, getattr(nd, name))
-        copy.step = step
-        nodes.append(copy)
+        members = getattr(getattr(nd, 'segment', None), 'members', None)
+        if members:     # a compiled segment runs op by op under the instruments: each op is seen as without segments
+            step = _in_turn([_node_copy(m, _instrumented_step(m, profiling, check_nan_inf)) for m in members])
+        else:
+            step = _instrumented_step(nd, profiling, check_nan_inf)
+        nodes.append(_node_copy(nd, step))
     variant = ExecutionPlan(plan.n_slots, nodes, plan.places, plan.slot_of)
     variant.__dict__.update({k: v for k, v in plan.__dict__.items() if k not in ('nodes', '_instrumented')})
     return variant
+
+
+def _instrumented_step(nd: PlanNode, profiling: bool, check_nan_inf: bool):
+    step = nd.step
+    if check_nan_inf and nd.op is not None:
+        step = _checked(step, nd)
+    if profiling:
+        step = _profiled(step, nd)
+    return step
+
+
+def _node_copy(nd: PlanNode, step) -> PlanNode:
+    copy = PlanNode.__new__(PlanNode)
+    for name in PlanNode.__slots__:
+        setattr(copy, name, getattr(nd, name))
+    copy.step = step
+    return copy
+
+
+def _in_turn(nodes: list):
+    def run(values):
+        run_in_order(nodes, values)
+    return run
 
 
 def _flat_slots(spec) -> list:

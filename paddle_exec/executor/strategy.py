@@ -20,7 +20,7 @@ import enum
 import numbers
 import warnings
 
-from .config import THREADS_PER_PLACE, ExecutorPolicy, as_policy
+from .config import COMPILE_MODES, THREADS_PER_PLACE, ExecutorPolicy, as_policy
 
 __all__ = ['ExecutionStrategy', 'BuildStrategy', 'ExecutorPolicy']
 
@@ -79,6 +79,14 @@ def _check_policy(owner: str, name: str, value) -> ExecutorPolicy:
     return as_policy(value)         # an ExecutorPolicy, its name or its number; ValueError listing them otherwise
 
 
+def _check_compile(owner: str, name: str, value):
+    """None (the environment decides), a bool, or 'tiered' / 'sync' / 'off' (config.compile_mode)."""
+    if value is None or isinstance(value, bool) or value in COMPILE_MODES:
+        return value
+    raise ValueError("%s.%s must be None, True, False, 'tiered', 'sync', 'reference' or 'off', but received %r"
+                     % (owner, name, value))
+
+
 class ExecutionStrategy(_Strategy):
     """How a ParallelExecutor runs the compiled graph.
 
@@ -103,6 +111,11 @@ class ExecutionStrategy(_Strategy):
                                  microseconds of measured work (default 5)
     cost_model_batch_max_ops     USE_COST_MODEL_EXECUTOR only: ... or this many ops (default 100)
     The three cost-model fields are paddle_exec's (DeepRec hard-codes them); other policies ignore them.
+    compile_segments             paddle_exec's: runs of ops as one compiled numba function (executor/passes/
+                                 segments.py). None (default): the environment variable PADDLE_EXEC_COMPILE decides
+                                 (default tiered); True / 'tiered'; 'sync' (compile at the first run and wait);
+                                 False / 'off' (every op its own node) and 'reference' (segments run their numpy
+                                 tier only), for debugging
     """
 
     _FIELDS = {
@@ -118,6 +131,7 @@ class ExecutionStrategy(_Strategy):
         'cost_model_short_op_us': (5.0, _check_microseconds),
         'cost_model_batch_us': (5.0, _check_microseconds),
         'cost_model_batch_max_ops': (100, lambda o, n, v: _check_count(o, n, v, 1)),
+        'compile_segments': (None, _check_compile),
     }
 
     def cost_model_options(self) -> dict:
@@ -150,7 +164,12 @@ class BuildStrategy(_Strategy):
                              trainer `trainer_id` of a job of `num_trainers` (docs/distributed.md)
     memory_optimize          None, True or False. Values are freed after their last use in any case.
     sync_batch_norm          not supported with more than one place (raises when the program has batch_norm)
-    the rest                 Paddle's fusion and memory switches: accepted and type-checked, no effect on results
+    fuse_elewise_add_act_ops inside compiled segments, elementwise_add + activation (relu, sigmoid, tanh, scale, ...)
+                             and their gradients run as one pass over memory (the sum is never stored)
+    enable_inplace, memory_optimize  inside compiled segments, a buffer of the segment's own that dies at a unary
+                             op is written by it again (either switch on: default)
+    compile_segments         as ExecutionStrategy.compile_segments (the ExecutionStrategy's setting wins)
+    the rest                 Paddle's other fusion and memory switches: accepted and type-checked, no effect
     """
 
     class ReduceStrategy(enum.IntEnum):
@@ -232,6 +251,7 @@ BuildStrategy._FIELDS = {
     'trainer_id': (0, _check_count),
     'trainers_endpoints': (list, BuildStrategy._check_str_list),
     'mkldnn_enabled_op_types': (set, BuildStrategy._check_str_set),
+    'compile_segments': (None, _check_compile),
 }
 
 

@@ -11,6 +11,13 @@
                                       slot in schema order (None where the slot is absent)
     GRAD_RULES    type -> fn(GradContext) -> list of (type, inputs, outputs, attrs)
                                       the grad-op maker used by append_backward
+    SEGMENT_RULES type -> fn(KernelSpec) -> SegmentOp or None
+                                      how the op runs inside a compiled segment (executor/passes/segments.py):
+                                      a numba function the generated segment code calls, its constant
+                                      arguments (attributes, fixed once per plan) and the numpy reference that
+                                      runs it while the segment compiles; None for an instance that cannot be
+                                      compiled (a sparse gradient, an attribute the numba function lacks), which
+                                      then runs on its own as an ordinary node
     LOD_RULES     type -> fn(LoDContext)      how the op passes LoD on (see "LoD rules" below)
 
 What the layers above hand in, so that nothing here imports them: a kernel factory that runs a sub-block
@@ -120,6 +127,7 @@ OPS: RuleTable = RuleTable('op')               # type -> OpInfo
 SHAPE_RULES: RuleTable = RuleTable('shape rule')
 KERNEL_RULES: RuleTable = RuleTable('kernel rule')
 GRAD_RULES: RuleTable = RuleTable('grad rule')
+SEGMENT_RULES: RuleTable = RuleTable('segment rule')
 LOD_RULES: RuleTable = RuleTable('LoD rule')
 
 
@@ -193,6 +201,17 @@ def grad_rule(type: str):
 
     def register(fn):
         GRAD_RULES.register(type, fn, site)
+        return fn
+    return register
+
+
+def segment_rule(*types: str):
+    """Decorator: `fn(KernelSpec) -> SegmentOp | None` is how each of `types` runs inside a compiled segment."""
+    site = _caller_site()
+
+    def register(fn):
+        for t in types:
+            SEGMENT_RULES.register(t, fn, site)
         return fn
     return register
 
@@ -507,12 +526,71 @@ class KernelSpec:
 
 def make_kernel(op, context=None, lod=None):
     """The per-step function for `op` (see KERNEL_RULES); `context` is the executor's compile context, `lod` the
-    op's run-time LoD facts in this plan (None when it handles no LoD)."""
+    op's run-time LoD facts in this plan (None when it handles no LoD).
+
+    When the context defers kernels (`context.defers(op)`: segments are compiled and the op has a segment rule) and
+    the op handles no LoD, the factory runs at the kernel's first call instead (DeferredKernel): an op that ends up
+    inside a compiled segment never needs its own kernel, and some factories compile numba code when they run."""
     info = get(op.type)
     factory = KERNEL_RULES.get(op.type)
     if factory is None:
         raise NotImplementedError("operator '%s' has no kernel in paddle_exec" % op.type)
-    return factory(KernelSpec(op, info, context, lod))
+    spec = KernelSpec(op, info, context, lod)
+    if lod is None and context is not None and context.defers(op):
+        return DeferredKernel(factory, spec)
+    return factory(spec)
+
+
+class DeferredKernel:
+    """A kernel whose factory runs at its first call (see make_kernel); `spec` is what the factory will see."""
+
+    __slots__ = ('factory', 'spec', '_kernel')
+
+    def __init__(self, factory, spec: KernelSpec):
+        self.factory = factory
+        self.spec = spec
+        self._kernel = None
+
+    def materialize(self):
+        """The real kernel, made now if it was not yet (two threads making it at once both get a valid one)."""
+        kernel = self._kernel
+        if kernel is None:
+            kernel = self._kernel = self.factory(self.spec)
+        return kernel
+
+    def __call__(self, *inputs):
+        return (self._kernel or self.materialize())(*inputs)
+
+
+@dataclass
+class SegmentOp:
+    """How one op runs inside a compiled segment (what a SEGMENT_RULES entry returns).
+
+    kernel     a numba function (module-level, compiled with kernels/jit.py) called by the generated code as
+               `kernel(*inputs, *args)`; it returns the outputs: the value itself when `outputs` has one entry, a
+               tuple otherwise
+    inputs     the op's input slots passed, in order (a duplicable slot is passed as a tuple of arrays)
+    outputs    the op's output slots the kernel returns, in order (None: a returned value nobody wants)
+    args       constant arguments after the inputs: Python ints, floats, bools, tuples of them, numpy scalar types
+               (attributes, read once per plan)
+    reference  a numpy function with the kernel's signature and results: the segment's first tier, run while the
+               segment compiles; it must call no numba code
+    inplace    output slot -> input slot the kernel writes into and returns (optimizer updates)
+    fusion     what the code generator may fuse (BuildStrategy.fuse_elewise_add_act_ops): ('add', axis),
+               ('add_grad', axis, want_x, want_y), ('act', opcode, a, b, c), ('act_grad', opcode, a, b, c, dep)
+    reuse      (kernel, input position): a variant writing its output into that input, used when the input is a
+               buffer of the segment's own that dies there (memory reuse)
+    views      the outputs may be views of the inputs (reshape): no memory reuse writes into either
+    """
+    kernel: object
+    inputs: tuple
+    outputs: tuple
+    args: tuple = ()
+    reference: object = None
+    inplace: dict = field(default_factory=dict)
+    fusion: tuple | None = None
+    reuse: tuple | None = None
+    views: bool = False
 
 
 # --- gradients ------------------------------------------------------------------------------------------------

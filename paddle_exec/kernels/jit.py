@@ -21,14 +21,29 @@ the GIL), so keep the default for training. `release` (the default) and `hold` a
 Both builds share numba's on-disk cache folder. The cache tells functions apart by module, qualified name and
 line, not by their flags, so the GIL-holding build is compiled from a copy of each function whose qualified name
 ends in `__gil_held`: the two builds never load each other's machine code.
+
+Cache freshness. numba keys a cached function by its own source file only, yet the machine code it saves holds the
+functions it calls, often from other kernel modules (the segment kernels call the per-op loops): after an edit of a
+callee, numba would go on loading the caller's stale code (a loop compiled under another error model ran 7x
+slower that way). So every kernel's cache entry is stamped with `kernel_fingerprint()`, a hash of all of kernels/
+(and the numba and numpy versions): `_KernelTreeLocator`, placed first in numba's list of cache locators for files
+under kernels/, changes only the stamp; where the cache lives is numba's usual choice (NUMBA_CACHE_DIR or the
+__pycache__ folder).
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import types
 
 import numba
+import numpy
+from numba.core import caching
 
-__all__ = ['kernel_jit', 'configure', 'release_gil', 'GIL_ENV_VAR']
+__all__ = ['kernel_jit', 'configure', 'release_gil', 'GIL_ENV_VAR', 'kernel_fingerprint']
+
+KERNELS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 GIL_ENV_VAR = 'PADDLE_EXEC_KERNEL_GIL'      # read by executor/config.py, which calls configure()
 
@@ -68,3 +83,61 @@ def kernel_jit(**options):
             return numba.njit(nogil=True, cache=True, **options)(fn)
         return numba.njit(nogil=False, cache=True, **options)(_held_copy(fn))
     return compile_kernel
+
+
+# --- cache freshness (see the module docstring) ------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def kernel_fingerprint() -> str:
+    """A hash of every source file under kernels/ and of the numba and numpy versions."""
+    digest = hashlib.sha256(('numba %s numpy %s' % (numba.__version__, numpy.__version__)).encode())
+    for folder, dirs, files in sorted(os.walk(KERNELS_DIR)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith('.py'):
+                with open(os.path.join(folder, name), 'rb') as f:
+                    digest.update(os.path.relpath(os.path.join(folder, name), KERNELS_DIR).encode() + b'\0' + f.read())
+    return digest.hexdigest()
+
+
+def _standard_locators() -> list:
+    names = ('UserProvidedCacheLocator', 'InTreeCacheLocator', 'UserWideCacheLocator')
+    return [c for c in (getattr(caching, n, None) or getattr(caching, '_' + n, None) for n in names) if c is not None]
+
+
+class _KernelTreeLocator:
+    """numba's usual locator for a kernel file, with the whole kernel tree's fingerprint as the source stamp."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.abspath(py_file).startswith(KERNELS_DIR + os.sep):
+            return None
+        for locator in _standard_locators():
+            inner = locator.from_function(py_func, py_file)
+            if inner is not None:
+                return cls(inner)
+        return None
+
+    def ensure_cache_path(self):
+        self._inner.ensure_cache_path()
+
+    def get_cache_path(self):
+        return self._inner.get_cache_path()
+
+    def get_source_stamp(self):
+        return ('paddle_exec kernels', kernel_fingerprint())
+
+    def get_disambiguator(self):
+        return self._inner.get_disambiguator()
+
+
+def _install_locator() -> None:
+    impl = getattr(caching, 'CacheImpl', None) or getattr(caching, '_CacheImpl', None)
+    if impl is not None and _KernelTreeLocator not in impl._locator_classes:
+        impl._locator_classes = [_KernelTreeLocator] + list(impl._locator_classes)
+
+
+_install_locator()

@@ -8,13 +8,21 @@
 - `must_copy`: the memory rule of kernels that return numpy views (reshape-like ops, slices, splits): a view is
   never made of a persistable input or for a persistable output, because optimizers update parameters in place
   and a view would see the update.
+- Segment rules (registry.SEGMENT_RULES) build their SegmentOp with `segment_op` (the numpy twin found by name),
+  read declared ranks and dtypes with `var_rank` / `var_dtype`, and round float attributes with `f32`.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from ..framework.dtype import to_numpy
+from ..framework.registry import SegmentOp
+
 __all__ = ['prod', 'runtime_ints', 'runtime_int', 'runtime_list', 'norm_axis', 'dims_text', 'must_copy',
-           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'sum_to_shape']
+           'same_shape_as_x', 'shape_and_dtype_from_attrs', 'segment_op', 'var_rank', 'var_dtype', 'f32',
+           'sum_to_shape']
 
 
 def prod(dims) -> int:
@@ -75,6 +83,40 @@ def same_shape_as_x(ctx) -> None:
 def shape_and_dtype_from_attrs(ctx) -> None:
     """Shape rule: Out has the op's `shape` and `dtype` attributes (creation and random ops)."""
     ctx.set_output('Out', ctx.attr('shape'), ctx.attr('dtype'))
+
+
+# --- segment rules -------------------------------------------------------------------------------------------------
+
+def segment_op(kernel, inputs, outputs, args=(), inplace=None, fusion=None, reuse=None, views=False) -> SegmentOp:
+    """The SegmentOp calling `kernel` (a numba function of kernels/segment/) with the op's `inputs` slots and the
+    constant `args`; its numpy twin is the function named `<kernel name>_ref` in the kernel's module (see
+    registry.SegmentOp for the rest)."""
+    module = sys.modules[kernel.py_func.__module__]
+    reference = getattr(module, kernel.py_func.__name__ + '_ref')
+    return SegmentOp(kernel, tuple(inputs), tuple(outputs), tuple(args), reference, dict(inplace or {}), fusion,
+                     reuse, views)
+
+
+def var_rank(spec, slot: str, i: int = 0, output: bool = False) -> int | None:
+    """The declared rank of an input (or output) variable, None when it is unknown."""
+    var = spec.output_var(slot, i) if output else spec.input_var(slot, i)
+    if var is None or not var.has_shape():
+        return None
+    return len(var.shape)
+
+
+def var_dtype(spec, slot: str, i: int = 0, output: bool = False):
+    """The declared numpy dtype of an input (or output) variable, None when it has none (readers, strings)."""
+    var = spec.output_var(slot, i) if output else spec.input_var(slot, i)
+    try:
+        return to_numpy(var.dtype) if var is not None else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def f32(value) -> float:
+    """A float attribute as Paddle stores it (float32), back as a Python float (exact in the generated code)."""
+    return float(np.float32(value))
 
 
 def sum_to_shape(g, shape: tuple):

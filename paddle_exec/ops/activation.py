@@ -24,12 +24,13 @@ import numba
 import numpy as np
 
 from ..framework.dtype import real_dtype, to_numpy
-from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import activation as KA
 from ..kernels import unary as K
 from ..kernels.embedding import merge_rows
-from ._util import same_shape_as_x
+from ..kernels.segment import activation as SA
+from ._util import f32, same_shape_as_x, segment_op
 
 _CUDNN = {'use_cudnn': False, 'use_mkldnn': False}
 
@@ -352,3 +353,31 @@ def _separate_unary_kernel(spec):
 def _separate_unary_grad_kernel(spec):
     backward = _SEPARATE_UNARY[spec.type[:-len('_grad')]][1]
     return lambda x, dout: (backward(x, dout),)
+
+
+# --- segment rules: the opcode loops inside compiled segments (the opcodes with numpy twins) -----------------------
+
+def _segment_constants(spec, fwd_type: str) -> tuple:
+    opcode, _, names = ACTIVATIONS[fwd_type]
+    values = [f32(spec.attr(n)) for n in names]
+    return (opcode,) + tuple(values + [0.0] * (3 - len(values)))
+
+
+@segment_rule(*ACTIVATIONS)
+def _activation_segment(spec):
+    constants = _segment_constants(spec, spec.type)
+    if constants[0] not in SA.REFERENCED:
+        return None
+    return segment_op(SA.forward, ['X'], ['Out'], constants, fusion=('act',) + constants,
+                      reuse=(SA.forward_inplace, 0))
+
+
+@segment_rule(*(t + '_grad' for t in ACTIVATIONS if K.GRAD_DEPENDENCY[t] != 'none'))
+def _activation_grad_segment(spec):
+    fwd_type = spec.type[:-len('_grad')]
+    constants = _segment_constants(spec, fwd_type)
+    if constants[0] not in SA.REFERENCED:
+        return None
+    dep = 'Out' if K.GRAD_DEPENDENCY[fwd_type] == 'out' else 'X'
+    return segment_op(SA.backward, [dep, 'Out@GRAD'], ['X@GRAD'], constants, fusion=('act_grad',) + constants + (dep,),
+                      reuse=(SA.backward_inplace, 1))

@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
-from ..framework.registry import defop, grad_rule, kernel_rule, shape_rule
+from ..framework.registry import defop, grad_rule, kernel_rule, segment_rule, shape_rule
 from ..kernels import creation as K
-from ._util import dims_text, prod, runtime_ints, same_shape_as_x, shape_and_dtype_from_attrs
+from ..kernels.segment import tensor as ST
+from ._util import dims_text, prod, runtime_ints, same_shape_as_x, segment_op, shape_and_dtype_from_attrs
 
 __all__ = ['constant_value']
 
@@ -268,3 +269,23 @@ def _linspace(spec):
         return lambda start, stop, num: (K.linspace_v1(start, stop, num, dtype or start.dtype),)
     dtype = to_numpy(VarType(int(attr)))
     return lambda start, stop, num: (K.linspace_v2(start, stop, num, dtype),)
+
+
+# --- segment rules ---------------------------------------------------------------------------------------------------
+
+@segment_rule('fill_constant')
+def _fill_constant_segment(spec):
+    """A fixed shape and value (tensors for either run the op's own kernel). `spec.attrs` may carry the value the
+    data-parallel pass seeds `loss@GRAD` with."""
+    if spec.has_input('ShapeTensor') or spec.has_input('ShapeTensorList') or spec.has_input('ValueTensor'):
+        return None
+    shape = tuple(int(d) for d in spec.attr('shape'))
+    if not shape or any(d < 0 for d in shape):
+        return None
+    dtype = to_numpy(spec.attr('dtype'))
+    value = constant_value(spec.attr('str_value'), spec.attr('value'), dtype)
+    value = int(value) if np.issubdtype(dtype, np.integer) else bool(value) if dtype == np.bool_ else float(value)
+    code = ST.DTYPE_CODES.get(np.dtype(dtype))
+    if code is None:
+        return None
+    return segment_op(ST.fill, [], ['Out'], (shape, value, code))

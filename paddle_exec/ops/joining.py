@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework.registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, _grad_shape_rule, defop, grad_rule, kernel_rule, segment_rule, shape_rule
 from ..framework.variable import EMPTY_VAR_NAME
-from ._util import dims_text, must_copy, norm_axis, runtime_int, runtime_ints
+from ..kernels.segment import tensor as ST
+from ._util import dims_text, must_copy, norm_axis, runtime_int, runtime_ints, segment_op, var_rank
 
 __all__ = ['concat_shape', 'split_sizes']
 
@@ -264,3 +265,30 @@ shape_rule('unstack_grad')(_grad_shape_rule)
 def _unstack_grad(spec):
     axis = spec.attr('axis')
     return lambda dys: (np.stack(dys, axis=_stack_axis(axis, dys[0].ndim, 'unstack_grad')),)
+
+
+# --- segment rules: concat by its attribute axis ---------------------------------------------------------------------
+
+def _concat_axis(spec, slot: str) -> int | None:
+    ranks = {var_rank(spec, slot, i) for i in range(len(spec.op.inputs.get(slot) or []))}
+    if spec.has_input('AxisTensor') or len(ranks) != 1 or None in ranks:
+        return None
+    rank = ranks.pop()
+    axis = int(spec.attr('axis'))
+    return axis + rank if -rank <= axis < 0 else axis if 0 <= axis < rank else None
+
+
+@segment_rule('concat')
+def _concat_segment(spec):
+    axis = _concat_axis(spec, 'X')
+    if axis is None:
+        return None
+    return segment_op(ST.concat, ['X'], ['Out'], (axis, var_rank(spec, 'X')))
+
+
+@segment_rule('concat_grad')
+def _concat_grad_segment(spec):
+    axis = _concat_axis(spec, 'X')
+    if axis is None:
+        return None
+    return segment_op(ST.concat_grad, ['X', 'Out@GRAD'], ['X@GRAD'], (axis,))

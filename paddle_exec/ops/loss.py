@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, segment_rule, shape_rule
 from ..kernels import loss as KL
+from ..kernels.segment import loss as SL
+from ._util import segment_op, var_rank
 
 
 def _label_shape_error(op_type, xs, ls, soft):
@@ -414,3 +416,38 @@ def _label_smooth_kernel(spec):
 def _label_smooth_grad_kernel(spec):
     eps = float(spec.attr('epsilon'))
     return lambda dout: (KL.label_smooth_backward(dout, eps),)
+
+
+# --- segment rules: hard-label softmax_with_cross_entropy over the last axis, sigmoid_cross_entropy_with_logits -----
+
+def _swce_compiles(spec, logits_slot: str) -> bool:
+    rank = var_rank(spec, logits_slot)
+    return (rank is not None and not spec.attr('soft_label') and spec.attr('use_softmax', True)
+            and int(spec.attr('axis')) in (-1, rank - 1))
+
+
+@segment_rule('softmax_with_cross_entropy')
+def _swce_segment(spec):
+    if not _swce_compiles(spec, 'Logits'):
+        return None
+    return segment_op(SL.softmax_xent, ['Logits', 'Label'], ['Softmax', 'Loss'], (int(spec.attr('ignore_index')),))
+
+
+@segment_rule('softmax_with_cross_entropy_grad')
+def _swce_grad_segment(spec):
+    if not _swce_compiles(spec, 'Softmax'):
+        return None
+    return segment_op(SL.softmax_xent_grad, ['Label', 'Softmax', 'Loss@GRAD'], ['Logits@GRAD'],
+                      (int(spec.attr('ignore_index')), False))
+
+
+@segment_rule('sigmoid_cross_entropy_with_logits')
+def _sce_segment(spec):
+    return segment_op(SL.sigmoid_xent, ['X', 'Label'], ['Out'],
+                      (int(spec.attr('ignore_index')), bool(spec.attr('normalize'))))
+
+
+@segment_rule('sigmoid_cross_entropy_with_logits_grad')
+def _sce_grad_segment(spec):
+    return segment_op(SL.sigmoid_xent_grad, ['X', 'Label', 'Out@GRAD'], ['X@GRAD'],
+                      (int(spec.attr('ignore_index')), bool(spec.attr('normalize'))))

@@ -23,13 +23,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType
-from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, segment_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..framework.variable import EMPTY_VAR_NAME
 from ..kernels import elementwise as KE
 from ..kernels import reduce as KR
 from ..kernels import unary as KU
-from ._util import prod, same_shape_as_x, sum_to_shape
+from ..kernels.segment import activation as SA
+from ..kernels.segment import blas as SB
+from ..kernels.segment import elementwise as SE
+from ..kernels.segment import tensor as ST
+from ._util import f32, prod, same_shape_as_x, segment_op, sum_to_shape, var_rank
 from .activation import declared_dtype, unary_forward, unary_kernel
 
 # --- mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, one BLAS product -------------------------
@@ -622,3 +626,70 @@ def _sum_grad(g):
 
 
 __all__ = ['elementwise_out_shape', 'matmul_out_shape', 'matmul_v2_out_shape', 'sum_values']
+
+
+# --- segment rules (how these ops run inside a compiled segment; registry.SEGMENT_RULES) ---------------------------
+
+def _mul_compiles(spec) -> bool:
+    """The compiled mul takes a 2-D Y and X flattened before its last dim (every fc layer)."""
+    xr, yr = var_rank(spec, 'X'), var_rank(spec, 'Y')
+    return xr is not None and yr == 2 and spec.attr('y_num_col_dims') == 1 and spec.attr('x_num_col_dims') == xr - 1
+
+
+@segment_rule('mul')
+def _mul_segment(spec):
+    if not _mul_compiles(spec):
+        return None
+    return segment_op(SB.mul, ['X', 'Y'], ['Out'], (spec.attr('x_num_col_dims'), SB.bind()))
+
+
+@segment_rule('mul_grad')
+def _mul_grad_segment(spec):
+    if not _mul_compiles(spec):
+        return None
+    want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
+    return segment_op(SB.mul_grad, ['X', 'Y', 'Out@GRAD'], ['X@GRAD' if want_x else None, 'Y@GRAD' if want_y else None],
+                      (spec.attr('x_num_col_dims'), want_x, want_y, SB.bind()))
+
+
+_SEGMENT_BINARY = {'elementwise_add': SE.ADD, 'elementwise_sub': SE.SUB, 'elementwise_mul': SE.MUL,
+                   'elementwise_div': SE.DIV, 'elementwise_max': SE.MAX, 'elementwise_min': SE.MIN}
+
+
+@segment_rule(*_SEGMENT_BINARY)
+def _elementwise_segment(spec):
+    code, axis = _SEGMENT_BINARY[spec.type], int(spec.attr('axis'))
+    return segment_op(SE.binary, ['X', 'Y'], ['Out'], (code, axis), fusion=('add', axis) if code == SE.ADD else None)
+
+
+@segment_rule(*(t + '_grad' for t in _SEGMENT_BINARY))
+def _elementwise_grad_segment(spec):
+    want_x, want_y = spec.has_output('X@GRAD'), spec.has_output('Y@GRAD')
+    code, axis = _SEGMENT_BINARY[spec.type[:-len('_grad')]], int(spec.attr('axis'))
+    outputs = ['X@GRAD' if want_x else None, 'Y@GRAD' if want_y else None]
+    fusion = ('add_grad', axis, want_x, want_y) if code == SE.ADD else None
+    return segment_op(SE.binary_grad, ['X', 'Y', 'Out@GRAD'], outputs, (code, axis, want_x, want_y), fusion=fusion)
+
+
+@segment_rule('scale')
+def _scale_segment(spec):
+    if spec.has_input('ScaleTensor'):
+        return None
+    values = (f32(spec.attr('scale')), f32(spec.attr('bias')), 1.0 if spec.attr('bias_after_scale') else 0.0)
+    return segment_op(SA.forward, ['X'], ['Out'], (KU.SCALE,) + values, fusion=('act', KU.SCALE) + values,
+                      reuse=(SA.forward_inplace, 0))
+
+
+@segment_rule('mean')
+def _mean_segment(spec):
+    return segment_op(ST.mean, ['X'], ['Out'])
+
+
+@segment_rule('mean_grad')
+def _mean_grad_segment(spec):
+    return segment_op(ST.mean_grad, ['X', 'Out@GRAD'], ['X@GRAD'])
+
+
+@segment_rule('sum')
+def _sum_segment(spec):
+    return segment_op(ST.add_n, ['X'], ['Out'])

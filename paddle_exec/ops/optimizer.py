@@ -31,9 +31,11 @@ import time
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
-from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
 from ..framework.scope import SelectedRows
 from ..kernels import optimizer as K
+from ..kernels.segment import optimizer as SO
+from ._util import segment_op
 
 
 def _f32(value) -> float:
@@ -590,6 +592,40 @@ def _average_accumulates(spec):
         counts = [_writable(c) for c in (num_accumulates, old_num_accumulates, num_updates)]
         return K.average_accumulates(param, *sums, *counts, window, low, high)
     return run
+
+
+# --- segment rules: dense updates inside compiled segments (a SelectedRows gradient runs the op's own kernel) -----
+
+def _grad_is_dense(spec) -> bool:
+    grad = spec.input_var('Grad')
+    return grad is not None and grad.type != VarType.SELECTED_ROWS
+
+
+@segment_rule('sgd')
+def _sgd_segment(spec):
+    if not _grad_is_dense(spec):
+        return None
+    return segment_op(SO.sgd, ['Param', 'LearningRate', 'Grad'], ['ParamOut'], inplace={'ParamOut': 'Param'})
+
+
+@segment_rule('momentum')
+def _momentum_segment(spec):
+    if not _grad_is_dense(spec) or spec.attr('regularization_method') == 'l2_decay':
+        return None
+    return segment_op(SO.momentum, ['Param', 'Grad', 'Velocity', 'LearningRate'], ['ParamOut', 'VelocityOut'],
+                      (_f32(spec.attr('mu')), bool(spec.attr('use_nesterov'))),
+                      inplace={'ParamOut': 'Param', 'VelocityOut': 'Velocity'})
+
+
+@segment_rule('adam')
+def _adam_segment(spec):
+    if not _grad_is_dense(spec) or spec.has_input('Beta1Tensor') or spec.has_input('Beta2Tensor'):
+        return None
+    outputs = [slot if spec.has_output(slot) else None for slot in _ADAM_OUTPUTS]
+    return segment_op(SO.adam, _ADAM_INPUTS[:7], outputs,
+                      (_f32(spec.attr('beta1')), _f32(spec.attr('beta2')), _f32(spec.attr('epsilon')),
+                       not spec.attr('use_global_beta_pow'), bool(spec.attr('scaled_epsilon'))),
+                      inplace=_ADAM_INPLACE)
 
 
 # --- adadelta, lars_momentum, dpsgd (dense gradients only, as Paddle's CPU kernels) -----------------------------

@@ -15,8 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.dtype import VarType, to_numpy
-from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
 from ..kernels import reduce as KR
+from ..kernels.segment import loss as SL
+from ..kernels.segment import tensor as ST
+from ._util import segment_op, var_rank
 
 _REDUCE_ATTRS = {'dim': [0], 'keep_dim': False, 'reduce_all': False, 'in_dtype': -1, 'out_dtype': -1}
 
@@ -318,3 +321,56 @@ def _bmm_grad_kernel(spec):
         return KR.bmm_backward(x, y, dout, want_x, want_y)
     return run
 
+
+# --- segment rules: reduce_sum / reduce_mean over adjacent dims, in the input's dtype ------------------------------
+
+_SEGMENT_REDUCE = {'reduce_sum': ST.SUM, 'reduce_mean': ST.MEAN}
+
+
+def _adjacent_dims(spec) -> tuple | None:
+    rank = var_rank(spec, 'X')
+    if rank is None or rank == 0 or int(spec.attr('out_dtype')) >= 0:
+        return None
+    dims, keep_dim, reduce_all = _kernel_dims(spec)
+    try:
+        red = normalized_dims(spec.type, rank, dims, reduce_all)
+    except ValueError:
+        return None
+    if list(red) != list(range(red[0], red[-1] + 1)):
+        return None
+    out_rank = rank if keep_dim else max(rank - len(red), 1)
+    return red[0], red[-1], keep_dim, out_rank
+
+
+@segment_rule(*_SEGMENT_REDUCE)
+def _reduce_segment(spec):
+    found = _adjacent_dims(spec)
+    if found is None:
+        return None
+    d0, d1, keep_dim, out_rank = found
+    return segment_op(ST.reduce, ['X'], ['Out'], (_SEGMENT_REDUCE[spec.type], d0, d1, keep_dim, out_rank))
+
+
+@segment_rule(*(t + '_grad' for t in _SEGMENT_REDUCE))
+def _reduce_grad_segment(spec):
+    found = _adjacent_dims(spec)
+    if found is None:
+        return None
+    d0, d1 = found[:2]
+    return segment_op(ST.reduce_grad, ['X', 'Out@GRAD'], ['X@GRAD'], (_SEGMENT_REDUCE[spec.type[:-5]], d0, d1))
+
+
+@segment_rule('softmax')
+def _softmax_segment(spec):
+    rank = var_rank(spec, 'X')
+    if rank is None or int(spec.attr('axis')) not in (-1, rank - 1):
+        return None
+    return segment_op(SL.softmax, ['X'], ['Out'])
+
+
+@segment_rule('softmax_grad')
+def _softmax_grad_segment(spec):
+    rank = var_rank(spec, 'Out')
+    if rank is None or int(spec.attr('axis')) not in (-1, rank - 1):
+        return None
+    return segment_op(SL.softmax_grad, ['Out', 'Out@GRAD'], ['X@GRAD'])

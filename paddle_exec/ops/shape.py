@@ -19,8 +19,9 @@ import functools
 import numpy as np
 
 from ..framework.dtype import VarType
-from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, shape_rule
-from ._util import dims_text, must_copy, norm_axis, prod, runtime_ints
+from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, segment_rule, shape_rule
+from ..kernels.segment import tensor as ST
+from ._util import dims_text, must_copy, norm_axis, prod, runtime_ints, segment_op
 
 __all__ = ['reshape_target', 'squeeze_shape', 'unsqueeze_shape', 'flatten2_shape', 'flatten_range_shape',
            'transpose_axis']
@@ -402,3 +403,20 @@ kernel_rule('reshape2_grad', 'squeeze2_grad', 'unsqueeze2_grad', 'flatten2_grad'
 
 for _t in ('reshape2', 'squeeze2', 'unsqueeze2', 'flatten2', 'flatten_contiguous_range', 'transpose2'):
     grad_rule(_t)(_xshape_grad_maker(_t))
+
+
+# --- segment rules: reshape2 by its attribute (the output may be a view, as the kernel's; never of a persistable) --
+
+@segment_rule('reshape2')
+def _reshape2_segment(spec):
+    target = tuple(int(d) for d in spec.attr('shape'))
+    if spec.has_input('Shape') or spec.has_input('ShapeTensor') or not target or must_copy(spec, 'X'):
+        return None
+    if spec.has_output('XShape'):
+        return segment_op(ST.reshape_with_xshape, ['X'], ['Out', 'XShape'], (target, len(target)), views=True)
+    return segment_op(ST.reshape, ['X'], ['Out'], (target, len(target)), views=True)
+
+
+@segment_rule('reshape2_grad')
+def _reshape2_grad_segment(spec):
+    return segment_op(ST.reshape_grad, ['XShape', 'Out@GRAD'], ['X@GRAD'], views=True)

@@ -732,6 +732,7 @@ def test_env_switch_reaches_the_plain_executor_and_cost_model_is_exposed(monkeyp
 
 
 def test_parallel_executor_cost_model_after_the_window(monkeypatch):
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', '0')     # one node per op: the table is checked per op type
     monkeypatch.setenv('CPU_NUM', '1')
     monkeypatch.setenv('START_NODE_STATS_STEP', '1')
     monkeypatch.setenv('STOP_NODE_STATS_STEP', '3')

@@ -1,4 +1,6 @@
-"""Every golden case (numbers recorded with real Paddle) reproduced by paddle_exec, rtol 1e-4 / atol 1e-5.
+"""Every golden case (numbers recorded with real Paddle) reproduced by paddle_exec, rtol 1e-4 / atol 1e-5, with
+compiled segments off (one node per op) and on ('sync': compiled at the first run, so the numba tier is what runs;
+the numpy tier of a segment computes the same numbers, tests/executor/test_segments.py).
 
 A case is checked as soon as everything it uses exists: a case whose builders (a layer function) or op kernels are
 not written yet is skipped, and the skip names what is missing (the LoD cases that need dynamic_lstm, dynamic_gru
@@ -39,13 +41,15 @@ def missing_parts(case) -> str | None:
     return 'no kernel for ops %s' % absent if absent else None
 
 
+@pytest.mark.parametrize('compile_mode', ['off', 'sync'])
 @pytest.mark.parametrize('name', CASES)
-def test_golden_case(name, monkeypatch):
+def test_golden_case(name, compile_mode, monkeypatch):
     case = run_case.load_case(os.path.join(HERE, 'cases', name + '.py'))
     missing = missing_parts(case)
     if missing:
         pytest.skip('%s case not ready: %s' % ('ParallelExecutor' if case.CPU_NUM else 'Executor', missing))
     monkeypatch.delenv('CPU_NUM', raising=False)
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', compile_mode)
     import paddle_exec
     from paddle_exec.framework import unique_name
     with unique_name.guard():

@@ -169,9 +169,15 @@ def _reduce_kernel(name: str):
 
 
 def _seed_kernel(op, coeff: float):
+    """The loss@GRAD seed: the fill_constant with the gradient scale's value. `segment_attrs` tells the segment pass
+    (passes/segments.py) which value to compile in."""
     dtype = to_numpy(op.attrs.get('dtype', 5))
     shape = tuple(op.attrs.get('shape') or [1])
-    return lambda *unused: (np.full(shape, coeff, dtype=dtype),)
+
+    def seed(*unused):
+        return (np.full(shape, coeff, dtype=dtype),)
+    seed.segment_attrs = {'value': coeff, 'str_value': ''}
+    return seed
 
 
 def _broadcast_kernel(kernel, out_spec: tuple, n_places: int, copies: tuple):

@@ -9,12 +9,12 @@ Ready-queue rule: dependency counting with a FIFO ready queue, as a one-thread s
 data-parallel plan the ready queue is kept per place and the lowest place with a ready node goes first, so the places
 run one after another (as far as the collectives that join them allow) instead of interleaving op by op.
 
-On one thread that order depends on nothing but the plan, so it is worked out once per plan (`run_order`, cached
-weakly by plan) and a run is a plain loop over it: no hand-off, no lock, no counter per op. That is what makes the
-policy cheap (the per-op cost is the sequential policy's) and safe for concurrent callers.
+On one thread that order depends on nothing but the plan, so it is worked out once per plan (`run_order`, kept on
+the plan as `inline_order`) and a run is a plain loop over it: no hand-off, no lock, no counter per op. That is what
+makes the policy cheap (the per-op cost is the sequential policy's) and safe for concurrent callers.
 
-State: none per run beyond the caller's `values` list; shared between runs only the cache of orders, whose entries
-are computed from read-only plan nodes (two threads computing the same order at once both get the same answer).
+State: none per run beyond the caller's `values` list; shared between runs only each plan's cached order, computed
+from read-only plan nodes (two threads computing the same order at once both get the same answer).
 Many threads may call run() at once; numba kernels release the GIL, so callers really overlap.
 
 Failures: the first exception stops the run and is raised with the op and its variables named
@@ -23,8 +23,6 @@ Failures: the first exception stops the run and is raised with the op and its va
 from __future__ import annotations
 
 import heapq
-import threading
-import weakref
 from collections import deque
 
 from .base import run_in_order
@@ -74,9 +72,6 @@ class InlinePolicy:
         if num_threads < 0:
             raise ValueError('num_threads must be >= 0, got %d' % num_threads)
         self.num_threads = num_threads          # kept for the common interface: this policy makes no thread
-        # plan -> (the plan's node list when the order was made, the order)
-        self._orders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._orders_lock = threading.Lock()
         self._closed = False
 
     @property
@@ -85,18 +80,22 @@ class InlinePolicy:
         return []
 
     def order(self, plan) -> tuple:
-        """The cached run order of `plan` (see `run_order`)."""
-        entry = self._orders.get(plan)
+        """The cached run order of `plan` (see `run_order`). Kept on the plan itself (`inline_order`: the order
+        depends on nothing else), so a run finds it with one attribute read."""
+        entry = getattr(plan, 'inline_order', None)
         if entry is None or entry[0] is not plan.nodes:
             entry = (plan.nodes, run_order(plan))
-            with self._orders_lock:          # WeakKeyDictionary updates are not safe against concurrent ones
-                self._orders[plan] = entry
+            plan.inline_order = entry         # one assignment: atomic; two threads compute the same order
         return entry[1]
 
     def run(self, plan, values: list) -> None:
         if self._closed:
             raise RuntimeError('this executor was closed')
-        run_in_order(self.order(plan), values)
+        entry = getattr(plan, 'inline_order', None)
+        if entry is not None and entry[0] is plan.nodes:
+            run_in_order(entry[1], values)
+        else:
+            run_in_order(self.order(plan), values)
 
     def close(self) -> None:
         """Later runs raise. There are no threads to stop; runs in progress finish."""

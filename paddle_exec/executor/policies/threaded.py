@@ -47,7 +47,9 @@ nogil kernels runs close to num_threads times faster, but a chain with a few sid
 gains less from overlap than it loses to hand-offs, GIL hand-overs and BLAS running on fewer threads. So each
 plan is probed: after its first run, `probe_runs` parallel and `probe_runs` in-order runs alternate, the mode with
 the lower median time is kept for the next `hold_runs` runs, then the probe repeats (a changed load is noticed).
-In-order runs measure node costs too. `probe_runs = 0` turns probing off (always parallel). Per-plan state: a
+A plan whose compiled segments switch tiers (numpy twins to compiled code, segment_node.py) is probed again at
+once: what was measured before no longer holds. In-order runs measure node costs too. `probe_runs = 0` turns
+probing off (always parallel). Per-plan state: a
 `_ModeChoice` in a WeakKeyDictionary keyed by the plan.
 
 Memory. glibc gives every thread that calls malloc its own arena; arrays made on workers and freed on the caller
@@ -203,7 +205,8 @@ class ThreadedPolicy:
         choice = self._choices.get(plan)
         if choice is None:
             choice = self._choices[plan] = _ModeChoice(self.probe_runs, self.hold_runs)
-        parallel = choice.next_mode()
+        changes = getattr(plan, 'tier_changes', None)       # compiled segments (segment_node.py)
+        parallel = choice.next_mode(changes[0] if changes else 0)
         start = time.perf_counter()
         if parallel:
             self._run_parallel(plan, nodes, values)
@@ -323,7 +326,7 @@ def _steal(handed: deque):
 class _ModeChoice:
     """Per plan: run parallel or in order, whichever measured faster in the last probe."""
 
-    __slots__ = ('probe', 'cycle', 'runs', 'parallel', 'times')
+    __slots__ = ('probe', 'cycle', 'runs', 'parallel', 'times', 'epoch')
 
     def __init__(self, probe_runs: int, hold_runs: int):
         self.probe = 2 * probe_runs
@@ -331,6 +334,7 @@ class _ModeChoice:
         self.runs = -1                # run 0 (the plan's first) only measures its nodes
         self.parallel = True
         self.times: dict = {True: [], False: []}
+        self.epoch = 0                # the plan's tier_changes the current choice was measured under
 
     def _probe_index(self) -> int:
         """Where the current run is in its probe (parallel at even indices), or -1 outside a probe."""
@@ -339,7 +343,13 @@ class _ModeChoice:
         k = (self.runs - 1) % self.cycle
         return k if k < self.probe else -1
 
-    def next_mode(self) -> bool:
+    def next_mode(self, epoch: int = 0) -> bool:
+        """The mode of this run; a new `epoch` (a segment of the plan now runs compiled: its costs changed)
+        starts a new probe."""
+        if epoch != self.epoch:
+            self.epoch = epoch
+            self.runs = 0
+            self.times = {True: [], False: []}
         self.runs += 1
         k = self._probe_index()
         return self.parallel if k < 0 else k % 2 == 0

@@ -1,0 +1,162 @@
+"""Code generation for compiled segments: a list of kernel calls -> the Python source of one numba function.
+
+    source = segment_source(calls, inputs, outputs, title)     # what passes/segments.py hands over
+    key = segment_key(source)                                   # names the file, and so numba's cache of it
+
+A segment (passes/segments.py) is a run of ops that each have a numba kernel (kernels/segment/); its code calls
+the kernels in order on local variables, one per slot of the plan (`v<slot>`), and returns the values the rest of
+the plan needs:
+
+    from paddle_exec.kernels.segment.blas import mul as k0
+    ...
+    def segment(progress, v3, v7, v8):
+        progress[0] = 0
+        v9 = k0(v3, v7, 1, 1)
+        progress[0] = 1
+        v10 = k1(0, v9, v8, -1)
+        ...
+        return (v10, v12)
+
+Everything a call needs that does not change from run to run is in the text as a literal (attributes, opcodes,
+which gradients are wanted, the BLAS variant), so the text alone decides what the function computes; numba adds
+the argument types (dtypes, ranks, layouts) as the signature. Shapes are not part of either: a new batch size runs
+the same machine code. `progress[0]` records the call in flight, so a failure is reported against its op and the
+runner knows whether the calls before it changed anything in place (executor/segment_node.py).
+
+The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
+cache checks only the generated file, so a change in a kernel it calls must change the file's name.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.jit import kernel_fingerprint
+
+__all__ = ['Call', 'segment_source', 'segment_key', 'kernel_fingerprint', 'render_constant', 'FUNCTION_NAME']
+
+FUNCTION_NAME = 'segment'
+
+
+@dataclass
+class Call:
+    """One kernel call of a segment.
+
+    nodes      the plan nodes it stands for (several when fused), for errors and the per-op fallback
+    kernel     the numba function; `reference` its numpy twin (the first tier)
+    ins        per kernel input: a slot, or a tuple of slots (a duplicable input, passed as a tuple)
+    outs       per kernel output: a slot, a tuple of slots (a duplicable output: a list, @EMPTY@ entries None),
+               or None (an output nobody wants); one entry means the kernel returns the value itself
+    args       the constant arguments after the inputs
+    in_place   the call writes into its inputs (an optimizer update): a failure after it cannot be retried
+    updates    the slots it updates in place (an output the same slot as the input it writes into)
+    fresh      its outputs are arrays it allocated (not views of inputs): memory reuse may write into them
+    label      how errors and listings name it
+    fusion     the op's fusion tag (registry.SegmentOp.fusion), reuse its memory-reuse variant (until codegen)
+    """
+    nodes: list
+    kernel: object
+    reference: object
+    ins: list
+    outs: list
+    args: tuple = ()
+    in_place: bool = False
+    fresh: bool = True
+    label: str = ''
+    fusion: tuple | None = None
+    reuse: tuple | None = None
+    updates: tuple = ()
+
+
+def render_constant(value) -> str:
+    """A constant as Python source that numba compiles to the same value."""
+    if isinstance(value, (bool, np.bool_)):
+        return 'True' if value else 'False'
+    if isinstance(value, (int, np.integer)):
+        return repr(int(value))
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return "float('nan')"
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "float('-inf')"
+        return repr(value)
+    if isinstance(value, tuple):
+        inner = ', '.join(render_constant(v) for v in value)
+        return '(%s,)' % inner if len(value) == 1 else '(%s)' % inner
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return 'np.' + np.dtype(value).name
+    if isinstance(value, str):
+        return repr(value)
+    raise TypeError('a segment constant must be a bool, int, float, str, numpy scalar type or a tuple of them, got '
+                    '%r' % (value,))
+
+
+def _import_name(kernel) -> tuple[str, str]:
+    """(module, attribute) through which the generated code imports `kernel`."""
+    module_name = kernel.py_func.__module__
+    module = sys.modules[module_name]
+    for name, value in vars(module).items():
+        if value is kernel:
+            return module_name, name
+    raise ValueError('segment kernel %r is not a module-level name of %s' % (kernel, module_name))
+
+
+def _slot_expr(spec) -> str:
+    if type(spec) is tuple:
+        items = ', '.join('v%d' % s for s in spec)
+        return '(%s,)' % items if len(spec) == 1 else '(%s)' % items
+    return 'v%d' % spec
+
+
+def _assign(lines: list, target: str, out) -> None:
+    """Statements binding the result expression `target` to the slots `out` names."""
+    if out is None:
+        return
+    if type(out) is tuple:
+        for i, s in enumerate(out):
+            if s is not None:
+                lines.append('    v%d = %s[%d]' % (s, target, i))
+    else:
+        lines.append('    v%d = %s' % (out, target))
+
+
+def segment_source(calls: list, inputs: list, outputs: list, title: str = '') -> str:
+    """The module text of one segment: imports, then `segment(progress, *inputs) -> tuple(outputs)`."""
+    aliases: dict = {}
+    imports = []
+    for call in calls:
+        if id(call.kernel) not in aliases:
+            module, name = _import_name(call.kernel)
+            alias = 'k%d' % len(aliases)
+            aliases[id(call.kernel)] = alias
+            imports.append('from %s import %s as %s' % (module, name, alias))
+    head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
+            'import numpy as np', ''] + imports + ['', '']
+    params = ', '.join(['progress'] + ['v%d' % s for s in inputs])
+    body = ['def %s(%s):' % (FUNCTION_NAME, params)]
+    for k, call in enumerate(calls):
+        args = [_slot_expr(s) for s in call.ins] + [render_constant(a) for a in call.args]
+        expr = '%s(%s)' % (aliases[id(call.kernel)], ', '.join(args))
+        body.append('    progress[0] = %d' % k)
+        if len(call.outs) == 1 and type(call.outs[0]) is not tuple:
+            body.append('    v%d = %s' % (call.outs[0], expr) if call.outs[0] is not None else '    ' + expr)
+            continue
+        body.append('    r%d = %s' % (k, expr))
+        if len(call.outs) == 1:
+            _assign(body, 'r%d' % k, call.outs[0])
+        else:
+            for i, out in enumerate(call.outs):
+                _assign(body, 'r%d[%d]' % (k, i), out)
+    rets = ', '.join('v%d' % s for s in outputs)
+    body.append('    return (%s,)' % rets if len(outputs) == 1 else '    return (%s)' % rets)
+    return '\n'.join(head + body) + '\n'
+
+
+def segment_key(source: str) -> str:
+    """The cache key of a segment: its text and the kernels it can call."""
+    return hashlib.sha256((kernel_fingerprint() + '\0' + source).encode()).hexdigest()[:32]

@@ -1,0 +1,130 @@
+"""Dense optimizer updates for compiled segments, in place, on the loops of kernels/optimizer.py; numpy twins.
+
+    param = sgd(param, lr, grad)
+    param, velocity = momentum(param, grad, velocity, lr, mu, nesterov)
+    param, m1, m2, b1p, b2p = adam(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, scaled)
+
+Each writes into the arrays it is given and returns them (a non-contiguous argument is updated in a contiguous
+copy, which is returned instead, as the per-op kernels do). A sparse gradient (SelectedRows) never reaches these:
+the segment falls back to the op's own kernel for it. The scalar arithmetic follows kernels/optimizer.py in the
+parameter's dtype (Paddle's float32 attributes come in float32-rounded).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import optimizer as KO
+from ..jit import kernel_jit
+from .elementwise import as_dtype_of
+
+__all__ = ['sgd', 'sgd_ref', 'momentum', 'momentum_ref', 'adam', 'adam_ref']
+
+_jit = kernel_jit(error_model='numpy')
+
+
+@_jit
+def _grad(grad, param):
+    g = np.ascontiguousarray(as_dtype_of(grad, param))
+    if g.size != param.size:
+        raise ValueError('the gradient does not have the size of the parameter')
+    return g.reshape(-1)
+
+
+@_jit
+def sgd(param, lr, grad):
+    p = np.ascontiguousarray(param)
+    KO._sgd_dense(p.reshape(-1), _grad(grad, p), p.dtype.type(lr.reshape(-1)[0]))
+    return p
+
+
+def _writable(a):
+    if a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, order='C', copy=True)
+
+
+def _grad_ref(grad, p):
+    g = np.ascontiguousarray(grad, dtype=p.dtype)
+    if g.size != p.size:
+        raise ValueError('gradient has shape %s, the parameter %s' % (g.shape, p.shape))
+    return g.reshape(p.shape)
+
+
+def sgd_ref(param, lr, grad):
+    p = _writable(param)
+    np.subtract(p, p.dtype.type(np.asarray(lr).reshape(-1)[0]) * _grad_ref(grad, p), out=p)
+    return p
+
+
+@_jit
+def momentum(param, grad, velocity, lr, mu, nesterov):
+    p = np.ascontiguousarray(param)
+    v = np.ascontiguousarray(velocity)
+    if v.size != p.size:
+        raise ValueError('the velocity does not have the size of the parameter')
+    t = p.dtype.type
+    KO._momentum_dense(p.reshape(-1), _grad(grad, p), v.reshape(-1), t(lr.reshape(-1)[0]), t(mu), nesterov)
+    return p, v
+
+
+def momentum_ref(param, grad, velocity, lr, mu, nesterov):
+    p, v = _writable(param), _writable(velocity)
+    t = p.dtype.type
+    g = _grad_ref(grad, p)
+    rate, mu = t(np.asarray(lr).reshape(-1)[0]), t(mu)
+    vo = v * mu + g
+    v[...] = vo
+    if nesterov:
+        np.subtract(p, (g + vo * mu) * rate, out=p)
+    else:
+        np.subtract(p, rate * vo, out=p)
+    return p, v
+
+
+@_jit
+def adam(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, scaled):
+    p = np.ascontiguousarray(param)
+    a = np.ascontiguousarray(m1)
+    b = np.ascontiguousarray(m2)
+    if a.size != p.size or b.size != p.size:
+        raise ValueError('the moments do not have the size of the parameter')
+    t = p.dtype.type
+    one = t(1)
+    pow1 = t(b1p.reshape(-1)[0])
+    pow2 = t(b2p.reshape(-1)[0])
+    lr_t = t(lr.reshape(-1)[0]) * (np.sqrt(one - pow2) / (one - pow1))
+    eps = t(epsilon)
+    if scaled:
+        eps = eps * np.sqrt(one - pow2)
+    bb1 = t(beta1)
+    bb2 = t(beta2)
+    KO._adam_dense(p.reshape(-1), _grad(grad, p), a.reshape(-1), b.reshape(-1), lr_t, bb1, bb2, one - bb1,
+                   one - bb2, eps)
+    if advance:
+        f1 = b1p.reshape(-1)
+        f2 = b2p.reshape(-1)
+        f1[0] = f1[0] * b1p.dtype.type(beta1)
+        f2[0] = f2[0] * b2p.dtype.type(beta2)
+    return p, a, b, b1p, b2p
+
+
+def adam_ref(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, scaled):
+    p, a, b = _writable(param), _writable(m1), _writable(m2)
+    t = p.dtype.type
+    one = t(1)
+    pow1, pow2 = t(np.asarray(b1p).reshape(-1)[0]), t(np.asarray(b2p).reshape(-1)[0])
+    lr_t = t(np.asarray(lr).reshape(-1)[0]) * (np.sqrt(one - pow2) / (one - pow1))
+    eps = t(epsilon)
+    if scaled:
+        eps = eps * np.sqrt(one - pow2)
+    bb1, bb2 = t(beta1), t(beta2)
+    g = _grad_ref(grad, p)
+    a[...] = bb1 * a + (one - bb1) * g
+    b[...] = bb2 * b + (one - bb2) * g * g
+    np.subtract(p, lr_t * (a / (np.sqrt(b) + eps)), out=p)
+    if advance:
+        b1p[...] = b1p * b1p.dtype.type(beta1)
+        b2p[...] = b2p * b2p.dtype.type(beta2)
+    return p, a, b, b1p, b2p
+
+
