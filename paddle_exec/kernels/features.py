@@ -2,9 +2,11 @@
 
     similarity_focus(x, axis, indexes)    the 0/1 mask of Paddle's similarity_focus (greedy row/column picks)
     xxh64_rows(rows_u8, num_hash, mod_by) XXH64 of each row's bytes with seeds 0..num_hash-1, mod mod_by
+    xxh32(b, seed)                        XXH32 of a uint8 array (the hash of Paddle's pyramid_hash op)
 
 XXH64 is Yann Collet's 64-bit xxHash (the function Paddle's hash op calls), written over uint64 with wrapping
-multiplication; every constant is a uint64 so numba never promotes to float.
+multiplication; every constant is a uint64 so numba never promotes to float. XXH32 is its 32-bit sibling, computed
+in uint64 and masked to 32 bits after every multiplication and rotation.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['similarity_focus', 'xxh64_rows']
+__all__ = ['similarity_focus', 'xxh64_rows', 'xxh32']
 
 _jit = kernel_jit()
 
@@ -165,3 +167,59 @@ def xxh64_rows(rows_u8, num_hash, mod_by):
         for k in range(num_hash):
             out[r, k] = xxh64(rows_u8[r], k) % mod
     return out
+
+
+_M32 = np.uint64(0xFFFFFFFF)
+_Q1 = np.uint64(2654435761)
+_Q2 = np.uint64(2246822519)
+_Q3 = np.uint64(3266489917)
+_Q4 = np.uint64(668265263)
+_Q5 = np.uint64(374761393)
+
+
+@_jit
+def _rotl32(x, r):
+    return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
+
+
+@_jit
+def _round32(acc, lane):
+    acc = (acc + lane * _Q2) & _M32
+    return (_rotl32(acc, 13) * _Q1) & _M32
+
+
+@_jit
+def xxh32(b, seed):
+    """XXH32 of the bytes `b` (a uint8 array) with the 32-bit `seed`, as a uint64 in [0, 2**32)."""
+    n = b.shape[0]
+    p = 0
+    seed = np.uint64(seed) & _M32
+    if n >= 16:
+        v1 = (seed + _Q1 + _Q2) & _M32
+        v2 = (seed + _Q2) & _M32
+        v3 = seed
+        v4 = (seed + np.uint64(2 ** 32) - _Q1) & _M32
+        while p <= n - 16:
+            v1 = _round32(v1, _read32(b, p))
+            v2 = _round32(v2, _read32(b, p + 4))
+            v3 = _round32(v3, _read32(b, p + 8))
+            v4 = _round32(v4, _read32(b, p + 12))
+            p += 16
+        h = (_rotl32(v1, 1) + _rotl32(v2, 7) + _rotl32(v3, 12) + _rotl32(v4, 18)) & _M32
+    else:
+        h = (seed + _Q5) & _M32
+    h = (h + np.uint64(n)) & _M32
+    while p + 4 <= n:
+        h = (h + _read32(b, p) * _Q3) & _M32
+        h = (_rotl32(h, 17) * _Q4) & _M32
+        p += 4
+    while p < n:
+        h = (h + np.uint64(b[p]) * _Q5) & _M32
+        h = (_rotl32(h, 11) * _Q1) & _M32
+        p += 1
+    h ^= h >> np.uint64(15)
+    h = (h * _Q2) & _M32
+    h ^= h >> np.uint64(13)
+    h = (h * _Q3) & _M32
+    h ^= h >> np.uint64(16)
+    return h

@@ -1,6 +1,6 @@
-"""fluid.contrib.layers' recommendation and text-matching builders (ops/contrib_rec.py): tdm_child,
-tdm_sampler, shuffle_batch, fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor,
-rank_attention, with Paddle 1.8's parameters, inputs and attributes."""
+"""fluid.contrib.layers' recommendation and text-matching builders: tdm_child, tdm_sampler, shuffle_batch,
+fused_embedding_seq_pool, sequence_topk_avg_pooling, match_matrix_tensor, rank_attention (ops/contrib_rec.py) and
+search_pyramid_hash (ops/pyramid_hash.py), with Paddle 1.8's parameters, inputs and attributes."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,7 @@ from .indexing import slice as slice_
 from .manipulation import reshape
 
 __all__ = ['tdm_child', 'tdm_sampler', 'shuffle_batch', 'fused_embedding_seq_pool', 'sequence_topk_avg_pooling',
-           'match_matrix_tensor', 'rank_attention']
+           'match_matrix_tensor', 'rank_attention', 'search_pyramid_hash']
 
 
 def tdm_child(x, node_nums, child_nums, param_attr=None, dtype='int32'):
@@ -163,3 +163,50 @@ def rank_attention(input, rank_offset, rank_param_shape, rank_param_attr, max_ra
                                                     'RankParam': [rank_param]},
                      outputs={'Out': [output]}, attrs={'MaxRank': max_rank})
     return output
+
+
+def search_pyramid_hash(input, num_emb, space_len, pyramid_layer, rand_len, drop_out_percent,  # noqa: A002
+                        is_training, use_filter, white_list_len, black_list_len, seed, lr, param_attr=None,
+                        param_attr_wl=None, param_attr_bl=None, name=None, distribute_update_vars=None,
+                        dtype='float32'):
+    """LoD [rows, num_emb]: the hashed embeddings of the n-grams (n = 2..pyramid_layer) of each sequence of the
+    int32 LoD ids `input`, from the weight [space_len + rand_len, 1] (rand_len values per hash); white/black bloom
+    filters ([*_list_len, 1] parameters) keep or drop n-grams when use_filter; in training n-grams are dropped
+    with probability drop_out_percent (glibc rand_r from `seed`), else the output is scaled by it. The weight's
+    update is the op's own (lr), not the optimizer's. Paddle also creates an empty [0, 1] BlackList parameter for
+    black_list_len 0 (the op ignores it); here parameters have positive sizes, so there is none. Without
+    white_list_len > 0 there is no WhiteList; Paddle 1.8.5 then fails to build the op ("Input WhiteList not
+    found"), this op runs without the filter."""
+    helper = LayerHelper('search_pyramid_hash', **locals())
+    w = helper.create_parameter(attr=param_attr, shape=[space_len + rand_len, 1], dtype=dtype, is_bias=False)
+    w.stop_gradient = True
+    input_vars = {'X': input, 'W': w}
+    if white_list_len > 0:
+        white_list = helper.create_parameter(attr=param_attr_wl, shape=[white_list_len, 1], dtype=dtype,
+                                             is_bias=False)
+        white_list.stop_gradient = True
+        input_vars['WhiteList'] = white_list
+    if black_list_len > 0:
+        black_list = helper.create_parameter(attr=param_attr_bl, shape=[black_list_len, 1], dtype=dtype,
+                                             is_bias=False)
+        black_list.stop_gradient = True
+        input_vars['BlackList'] = black_list
+    update_vars = ''
+    if distribute_update_vars:
+        assert isinstance(distribute_update_vars, list)
+        known = [attr.name for attr in (param_attr, param_attr_wl, param_attr_bl) if attr]
+        for param in distribute_update_vars:
+            if param not in known:
+                raise ValueError('Pyramid Hash layer didn\'t have parameter {}'.format(param))
+        update_vars = ','.join(distribute_update_vars)
+    res = helper.create_variable_for_type_inference(dtype)
+    drop_pos = helper.create_variable_for_type_inference(dtype)
+    x_temp_out = helper.create_variable_for_type_inference(dtype)
+    helper.append_op(type='pyramid_hash', inputs=input_vars,
+                     outputs={'Out': res, 'X_Temp_Out': x_temp_out, 'DropPos': drop_pos},
+                     attrs={'num_emb': num_emb, 'space_len': space_len, 'pyramid_layer': pyramid_layer,
+                            'rand_len': rand_len, 'drop_out_percent': drop_out_percent, 'is_training': is_training,
+                            'use_filter': use_filter, 'white_list_len': white_list_len,
+                            'black_list_len': black_list_len, 'seed': seed, 'lr': lr,
+                            'distribute_update_vars': update_vars})
+    return res
