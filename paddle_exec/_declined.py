@@ -37,6 +37,9 @@ PS = ('the parameter-server / pserver training of Paddle 1.x needs its RPC runti
 LOAD_LAYER = ("Paddle 1.8.5's fluid.layers.load appends a `load` op without its output (it passes `output=` for "
               "`outputs=`), so every program using it fails at run time in 1.8.5 itself ('Operator load does not "
               "have an output called Out')")
+CUDNN_LSTM = ("Paddle 1.8.5's fluid.layers.lstm builds the cudnn_lstm op, which 1.8.5 runs on CUDA only (on a CPU "
+              "place it fails: 'CPU is not support for this kernel now')")
+CUDNN_LSTM_INSTEAD = 'fluid.layers.dynamic_lstm (LoD input), or paddle.nn.LSTM / fluid.layers.rnn with an LSTMCell'
 LOAD_INSTEAD = 'fluid.io.load_vars / fluid.io.load_persistables, or paddle.static.load'
 PS_INSTEAD = 'ParallelExecutor / CompiledProgram.with_data_parallel over CPU places on one node'
 FLEET_ISSUE = ("1.8's fleet utilities serve the parameter-server fleet: pserver programs, saved model parts and "
@@ -178,9 +181,13 @@ DECLINED: dict[str, dict[str, tuple[str, str]]] = {
     },
     'paddle.fluid.layers': {
         'load': (LOAD_LAYER, LOAD_INSTEAD),
+        'lstm': (CUDNN_LSTM, CUDNN_LSTM_INSTEAD),
     },
     'paddle.fluid.layers.io': {
         'load': (LOAD_LAYER, LOAD_INSTEAD),
+    },
+    'paddle.fluid.layers.rnn': {
+        'lstm': (CUDNN_LSTM, CUDNN_LSTM_INSTEAD),
     },
     'paddle.fluid.trainer_desc': {
         'DistMultiTrainer': (DOWNPOUR, DOWNPOUR_INSTEAD),

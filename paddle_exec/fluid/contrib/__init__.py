@@ -8,13 +8,14 @@ recurrent nets (issue 11), the multi-process reader issue 16's.
 """
 from ..._declined import declined_getattr
 from . import decoder, extend_optimizer, layers, memory_usage_calc, model_stat, op_frequence, reader
+from .decoder import *
 from .extend_optimizer import *
 from .layers import *
 from .memory_usage_calc import *
 from .op_frequence import *
 from .reader import *
 
-__all__ = (memory_usage_calc.__all__ + op_frequence.__all__ + extend_optimizer.__all__ + layers.__all__
+__all__ = (decoder.__all__ + memory_usage_calc.__all__ + op_frequence.__all__ + extend_optimizer.__all__ + layers.__all__
            + reader.__all__)
 
 __getattr__ = declined_getattr(__name__)
