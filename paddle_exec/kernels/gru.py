@@ -38,6 +38,7 @@ from .recurrent import act, act_grad, batch_index, gather_rows, scatter_rows
 __all__ = ['gru_forward', 'gru_backward', 'gru_unit_forward', 'gru_unit_backward', 'split_weight']
 
 _jit = kernel_jit(error_model='numpy')
+_F = np.float32        # float32 literals keep float32 gate math in float32 (recurrent.py `act`)
 
 
 @_jit
@@ -57,7 +58,7 @@ def _gates(g, prev, has_prev, rh, act_gate):
             rg = act(g[r, f + j], act_gate)
             g[r, j] = u
             g[r, f + j] = rg
-            rh[r, j] = prev[r, j] * rg if has_prev else 0.0
+            rh[r, j] = prev[r, j] * rg if has_prev else _F(0.0)
 
 
 @_jit
@@ -68,7 +69,7 @@ def _output(g, prev, has_prev, h, act_node, origin_mode):
             c = act(g[r, 2 * f + j], act_node)
             g[r, 2 * f + j] = c
             u = g[r, j]
-            p = prev[r, j] if has_prev else 0.0
+            p = prev[r, j] if has_prev else _F(0.0)
             if origin_mode:
                 h[r, j] = u * p + c - u * c
             else:
@@ -119,17 +120,17 @@ def _state_grad(g, prev, has_prev, dprev, want_dprev, dh, dg, act_node, origin_m
         for j in range(f):
             u = g[r, j]
             c = g[r, 2 * f + j]
-            p = prev[r, j] if has_prev else 0.0
+            p = prev[r, j] if has_prev else _F(0.0)
             d = dh[r, j]
             if origin_mode:
                 dg[r, j] = d * (p - c)
                 if want_dprev:
                     dprev[r, j] += d * u
-                dg[r, 2 * f + j] = act_grad(d * (1.0 - u), c, act_node)
+                dg[r, 2 * f + j] = act_grad(d * (_F(1.0) - u), c, act_node)
             else:
                 dg[r, j] = d * (c - p)
                 if want_dprev:
-                    dprev[r, j] += d * (1.0 - u)
+                    dprev[r, j] += d * (_F(1.0) - u)
                 dg[r, 2 * f + j] = act_grad(d * u, c, act_node)
 
 
@@ -140,7 +141,7 @@ def _reset_grad(g, prev, has_prev, dprev, want_dprev, drh, dg, act_gate):
         for j in range(f):
             u = g[r, j]
             rg = g[r, f + j]
-            p = prev[r, j] if has_prev else 0.0
+            p = prev[r, j] if has_prev else _F(0.0)
             d_r = drh[r, j] * p
             if want_dprev:
                 dprev[r, j] += drh[r, j] * rg
