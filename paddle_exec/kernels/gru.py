@@ -187,11 +187,23 @@ def gru_backward(fns, offsets, weight, h0, has_h0, want_dh0, batch_gate, batch_r
         _state_grad(g, prev, has_prev, dprev, has_dprev, batch_dh[bs:be], dg, act_node, origin_mode)
         if has_prev and has_dprev:
             gemm(fns, False, True, 1.0, dg[:, 2 * f:], w_state, 0.0, drh[bs:be])
-            gemm(fns, True, False, 1.0, batch_rh[bs:be], dg[:, 2 * f:], 1.0, dw_state)
+            if t == 0:
+                gemm(fns, True, False, 1.0, batch_rh[bs:be], dg[:, 2 * f:], 1.0, dw_state)
         _reset_grad(g, prev, has_prev, dprev, has_dprev, drh[bs:be], dg, act_gate)
         if has_prev and has_dprev:
             gemm(fns, False, True, 1.0, dg[:, :2 * f], w_gate, 1.0, dprev)
-            gemm(fns, True, False, 1.0, prev, dg[:, :2 * f], 1.0, dw_gate)
+            if t == 0:
+                gemm(fns, True, False, 1.0, prev, dg[:, :2 * f], 1.0, dw_gate)
+    # the weight gradients of the steps t > 0 as one product each (rows from step 1 on, in batch order): rh^T dg_c,
+    # and the previous hidden states (the first rows of the step before, stacked) against dg_u,r
+    if starts.shape[0] > 2:
+        s1 = starts[1]
+        gemm(fns, True, False, 1.0, batch_rh[s1:], dgate[s1:, 2 * f:], 1.0, dw_state)
+        prev_h = np.empty((n_rows - s1, f), dhidden.dtype)
+        for t in range(1, starts.shape[0] - 1):
+            b = starts[t + 1] - starts[t]
+            prev_h[starts[t] - s1:starts[t + 1] - s1] = batch_h[starts[t - 1]:starts[t - 1] + b]
+        gemm(fns, True, False, 1.0, prev_h, dgate[s1:, :2 * f], 1.0, dw_gate)
     dx = scatter_rows(dgate, rows, n_rows)
     dbias = np.zeros(3 * f, dhidden.dtype)
     for i in range(n_rows):
