@@ -21,6 +21,8 @@ steps sent back included):
 At step 0 the previous state is H0 and its gradient H0@GRAD: when the program has H0 but wants no gradient for it,
 Paddle 1.8 skips step 0's weight gradients and its reset-gate gradient (both products are guarded by "previous
 state and its gradient"); that is reproduced. dInput is the gate gradient in row order, dBias its column sums.
+The weight gradients of the steps t > 0 are summed after the recurrence, one product each over all their rows
+(rh and dc are contiguous in batch order from step 1 on; the previous states are stacked), not one per step.
 
 gru_unit (gru_unit_op.h) is one such step over a plain [N, 3F] batch, HiddenPrev always present, with Eigen's
 plain sigmoid / tanh; its gradient always computes every product.

@@ -25,7 +25,14 @@ Gradient (LSTMGradKernel). Only Hidden's gradient flows: Paddle 1.8 zero-fills t
     dc_{t-1} = di * check_i + df * check_f + dc * f
     dcheck_i += di * c_{t-1}, dcheck_f += df * c_{t-1} (only where c_{t-1} exists), dcheck_o += do * c_t
     dh_{t-1} += dg W^T, dW += h_{t-1}^T dg     (at step 0: dW += H0^T dg, dH0 = dg W^T, when H0 is given)
-dInput is dg in row order; dBias[:4F] = the column sums of dg, dBias[4F:] the peephole sums.
+dInput is dg in row order; dBias[:4F] = the column sums of dg, dBias[4F:] the peephole sums. The recurrence only
+needs dh_{t-1} step by step; dW's terms of the steps t > 0 are summed after it as one product (the previous outputs
+of all those rows stacked in batch order, against their dg), a larger and faster GEMM than one per step.
+
+Speed. The gate math is most of a forward step: it stays in the input's float type (recurrent.py `act`), and the
+default activations (sigmoid gates, tanh cell and candidate, no clip) run a copy of the cell loops with the
+activations fixed at compile time (`_cell_forward_default`, `_cell_backward_default`: same arithmetic, same numbers,
+no branch per element).
 
 lstmp (lstmp_op.h) adds a projection: the recurrence runs on r_t = proj(h_t W_proj) (W_proj [F, P], W [P, 4F],
 H0 [N, P]), clipped to [-proj_clip, proj_clip] when proj_clip > 0. As in Paddle 1.8's kernel, `proj` is the
