@@ -1,6 +1,6 @@
 """Matrix products inside numba kernels: `gemm` calls the BLAS numpy itself uses, through a function pointer.
 
-A recurrent kernel (kernels/rnn.py) carries its state from one time step to the next, and each step is a small
+A recurrent kernel (kernels/lstm.py, gru.py) carries its state from one time step to the next; each step is a small
 matrix product followed by elementwise gate math. Running the whole recurrence in one numba call needs the products
 inside numba; numba's own `np.dot` would need SciPy. So this module finds the CBLAS `?gemm` of the BLAS library
 numpy is linked with (threadpoolctl lists the loaded libraries and their paths; numpy 2.x wheels bundle OpenBLAS

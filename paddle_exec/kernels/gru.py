@@ -21,6 +21,8 @@ steps sent back included):
 At step 0 the previous state is H0 and its gradient H0@GRAD: when the program has H0 but wants no gradient for it,
 Paddle 1.8 skips step 0's weight gradients and its reset-gate gradient (both products are guarded by "previous
 state and its gradient"); that is reproduced. dInput is the gate gradient in row order, dBias its column sums.
+The weight gradients of the steps t > 0 are summed after the recurrence, one product each over all their rows
+(rh and dc are contiguous in batch order from step 1 on; the previous states are stacked), not one per step.
 
 gru_unit (gru_unit_op.h) is one such step over a plain [N, 3F] batch, HiddenPrev always present, with Eigen's
 plain sigmoid / tanh; its gradient always computes every product.
@@ -38,6 +40,7 @@ from .recurrent import act, act_grad, batch_index, gather_rows, scatter_rows
 __all__ = ['gru_forward', 'gru_backward', 'gru_unit_forward', 'gru_unit_backward', 'split_weight']
 
 _jit = kernel_jit(error_model='numpy')
+_F = np.float32        # float32 literals keep float32 gate math in float32 (recurrent.py `act`)
 
 
 @_jit
@@ -57,7 +60,7 @@ def _gates(g, prev, has_prev, rh, act_gate):
             rg = act(g[r, f + j], act_gate)
             g[r, j] = u
             g[r, f + j] = rg
-            rh[r, j] = prev[r, j] * rg if has_prev else 0.0
+            rh[r, j] = prev[r, j] * rg if has_prev else _F(0.0)
 
 
 @_jit
@@ -68,7 +71,7 @@ def _output(g, prev, has_prev, h, act_node, origin_mode):
             c = act(g[r, 2 * f + j], act_node)
             g[r, 2 * f + j] = c
             u = g[r, j]
-            p = prev[r, j] if has_prev else 0.0
+            p = prev[r, j] if has_prev else _F(0.0)
             if origin_mode:
                 h[r, j] = u * p + c - u * c
             else:
@@ -119,17 +122,17 @@ def _state_grad(g, prev, has_prev, dprev, want_dprev, dh, dg, act_node, origin_m
         for j in range(f):
             u = g[r, j]
             c = g[r, 2 * f + j]
-            p = prev[r, j] if has_prev else 0.0
+            p = prev[r, j] if has_prev else _F(0.0)
             d = dh[r, j]
             if origin_mode:
                 dg[r, j] = d * (p - c)
                 if want_dprev:
                     dprev[r, j] += d * u
-                dg[r, 2 * f + j] = act_grad(d * (1.0 - u), c, act_node)
+                dg[r, 2 * f + j] = act_grad(d * (_F(1.0) - u), c, act_node)
             else:
                 dg[r, j] = d * (c - p)
                 if want_dprev:
-                    dprev[r, j] += d * (1.0 - u)
+                    dprev[r, j] += d * (_F(1.0) - u)
                 dg[r, 2 * f + j] = act_grad(d * u, c, act_node)
 
 
@@ -140,7 +143,7 @@ def _reset_grad(g, prev, has_prev, dprev, want_dprev, drh, dg, act_gate):
         for j in range(f):
             u = g[r, j]
             rg = g[r, f + j]
-            p = prev[r, j] if has_prev else 0.0
+            p = prev[r, j] if has_prev else _F(0.0)
             d_r = drh[r, j] * p
             if want_dprev:
                 dprev[r, j] += drh[r, j] * rg
@@ -186,11 +189,23 @@ def gru_backward(fns, offsets, weight, h0, has_h0, want_dh0, batch_gate, batch_r
         _state_grad(g, prev, has_prev, dprev, has_dprev, batch_dh[bs:be], dg, act_node, origin_mode)
         if has_prev and has_dprev:
             gemm(fns, False, True, 1.0, dg[:, 2 * f:], w_state, 0.0, drh[bs:be])
-            gemm(fns, True, False, 1.0, batch_rh[bs:be], dg[:, 2 * f:], 1.0, dw_state)
+            if t == 0:
+                gemm(fns, True, False, 1.0, batch_rh[bs:be], dg[:, 2 * f:], 1.0, dw_state)
         _reset_grad(g, prev, has_prev, dprev, has_dprev, drh[bs:be], dg, act_gate)
         if has_prev and has_dprev:
             gemm(fns, False, True, 1.0, dg[:, :2 * f], w_gate, 1.0, dprev)
-            gemm(fns, True, False, 1.0, prev, dg[:, :2 * f], 1.0, dw_gate)
+            if t == 0:
+                gemm(fns, True, False, 1.0, prev, dg[:, :2 * f], 1.0, dw_gate)
+    # the weight gradients of the steps t > 0 as one product each (rows from step 1 on, in batch order): rh^T dg_c,
+    # and the previous hidden states (the first rows of the step before, stacked) against dg_u,r
+    if starts.shape[0] > 2:
+        s1 = starts[1]
+        gemm(fns, True, False, 1.0, batch_rh[s1:], dgate[s1:, 2 * f:], 1.0, dw_state)
+        prev_h = np.empty((n_rows - s1, f), dhidden.dtype)
+        for t in range(1, starts.shape[0] - 1):
+            b = starts[t + 1] - starts[t]
+            prev_h[starts[t] - s1:starts[t + 1] - s1] = batch_h[starts[t - 1]:starts[t - 1] + b]
+        gemm(fns, True, False, 1.0, prev_h, dgate[s1:, :2 * f], 1.0, dw_gate)
     dx = scatter_rows(dgate, rows, n_rows)
     dbias = np.zeros(3 * f, dhidden.dtype)
     for i in range(n_rows):

@@ -40,27 +40,33 @@ def activation_code(name: str, what: str = 'activation') -> int:
     return code
 
 
+# The constants are float32 so that float32 inputs stay float32 (expf, not exp on a double, as Paddle's float kernels
+# compute): numba would promote a float32 value to float64 against a Python float literal. They are exact in float32,
+# so float64 inputs compute exactly as with float64 constants.
+_F = np.float32
+
+
 @_jit
 def act(x, code):
     if code == 1:
-        v = min(max(x, -40.0), 13.0)
-        return 1.0 / (1.0 + math.exp(-v))
+        v = min(max(x, _F(-40.0)), _F(13.0))
+        return _F(1.0) / (_F(1.0) + math.exp(-v))
     if code == 2:
-        v = min(-2.0 * x, 40.0)
-        return 2.0 / (1.0 + math.exp(v)) - 1.0
+        v = min(_F(-2.0) * x, _F(40.0))
+        return _F(2.0) / (_F(1.0) + math.exp(v)) - _F(1.0)
     if code == 3:
-        return x if x > 0 else 0.0 * x
+        return x if x > 0 else _F(0.0) * x
     return x
 
 
 @_jit
 def act_grad(dy, y, code):
     if code == 1:
-        return dy * y * (1.0 - y)
+        return dy * y * (_F(1.0) - y)
     if code == 2:
-        return dy * (1.0 - y * y)
+        return dy * (_F(1.0) - y * y)
     if code == 3:
-        return dy if y > 0 else 0.0 * dy
+        return dy if y > 0 else _F(0.0) * dy
     return dy
 
 

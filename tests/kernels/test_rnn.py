@@ -361,3 +361,49 @@ def test_gru_unit_forward_and_gradient(origin):
     check_grad(dh_prev, numeric_grad(loss, args, 1), name='dh_prev')
     check_grad(dw, numeric_grad(loss, args, 2), name='dweight')
     check_grad(db, numeric_grad(loss, args, 3).reshape(-1), name='dbias')
+
+
+# --- the fast paths compute what the general loops compute ---------------------------------------------------------
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_default_activation_cell_loops_match_the_general_loops_exactly(dtype):
+    """_cell_forward_default / _cell_backward_default (sigmoid, tanh, tanh; a previous cell; no clip) against the
+    general loops on the same numbers: with a zero previous cell the general forward (has_prev False) does the same
+    arithmetic, and the general backward without dprev computes the same dg, dc and peephole sums."""
+    rng = np.random.RandomState(11)
+    b, f = 5, 7
+    g0 = rng.uniform(-3, 3, (b, 4 * f)).astype(dtype)
+    check = rng.uniform(-1, 1, (3, f)).astype(dtype)
+    outs = []
+    for has_prev in (True, False):                # True takes the default loop, False the general one
+        g = g0.copy()
+        c, c_act, h = (np.zeros((b, f), dtype) for _ in range(3))
+        KL._cell_forward(g, np.zeros((b, f), dtype), has_prev, check, c, c_act, h, dtype(0.0), 1, 2, 2)
+        outs.append((g, c, c_act, h))
+    for fast, general in zip(*outs):
+        np.testing.assert_array_equal(fast, general)
+    g, c, c_act, _ = outs[0]
+    dh = rng.randn(b, f).astype(dtype)
+    prev_c = rng.randn(b, f).astype(dtype)
+    dc0 = rng.randn(b, f).astype(dtype)
+    grads = []
+    for want_dprev in (True, False):              # True takes the default loop, False the general one
+        dc, dprev = dc0.copy(), np.zeros((b, f), dtype)
+        dcheck, dg = np.zeros((3, f), dtype), np.zeros((b, 4 * f), dtype)
+        KL._cell_backward(g, dh, dc, prev_c, True, dprev, want_dprev, c, c_act, check, dcheck, dg, dtype(0.0),
+                          1, 2, 2)
+        grads.append((dc, dcheck, dg))
+    for fast, general in zip(*grads):
+        np.testing.assert_array_equal(fast, general)
+
+
+def test_float32_gate_math_stays_float32():
+    """act on a float32 value computes in float32 (expf, as Paddle's float kernels), float64 stays float64: numba
+    hands both back as Python floats, so the values tell them apart."""
+    x32 = np.float32(0.3)
+    in_float32 = float(np.float32(1.0) / (np.float32(1.0) + np.exp(-x32)))
+    in_float64 = 1.0 / (1.0 + np.exp(-0.3))
+    assert in_float32 != in_float64
+    assert act(x32, 1) == in_float32
+    assert act(np.float64(0.3), 1) == in_float64
+    assert act_grad(np.float32(2.0), x32, 1) == float(np.float32(2.0) * x32 * (np.float32(1.0) - x32))
