@@ -15,7 +15,7 @@ from .memory_usage_calc import *
 from .op_frequence import *
 from .reader import *
 
-__all__ = (decoder.__all__ + memory_usage_calc.__all__ + op_frequence.__all__ + extend_optimizer.__all__ + layers.__all__
-           + reader.__all__)
+__all__ = (decoder.__all__ + memory_usage_calc.__all__ + op_frequence.__all__ + extend_optimizer.__all__
+           + layers.__all__ + reader.__all__)
 
 __getattr__ = declined_getattr(__name__)
