@@ -27,8 +27,14 @@ def _label_shape_error(op_type, xs, ls, soft):
                      % (op_type, want, soft, list(xs), list(ls)))
 
 
-def _check_label(op_type, xs, ls, soft, axis=-1):
+def _check_label(op_type, xs, ls, soft, axis=-1, label_without_last=False):
+    """Label's shape against X's. `label_without_last`: hard labels may also drop X's last dimension (Paddle 1.8's
+    cross_entropy / cross_entropy2 take Label [N, T] for X [N, T, D]; their Y then has Label's shape)."""
     axis %= max(len(xs), 1)
+    if label_without_last and not soft and len(ls) == len(xs) - 1:
+        if any(a >= 0 and b >= 0 and a != b for a, b in zip(xs[:-1], ls)):
+            _label_shape_error(op_type, xs, ls, soft)
+        return
     if len(ls) != len(xs):
         _label_shape_error(op_type, xs, ls, soft)
     for i, (a, b) in enumerate(zip(xs, ls)):
@@ -45,6 +51,15 @@ def _with_one_at(shape, axis):
     return tuple(shape)
 
 
+def _hard_loss_shape(xs, ls):
+    """Y of cross_entropy / cross_entropy2: X's shape with 1 last, or Label's when it has no last dimension."""
+    return tuple(ls) if len(ls) == len(xs) - 1 else _with_one_at(xs, -1)
+
+
+def _as_label_shape(y, x, label):
+    return y.reshape(label.shape) if label.ndim == x.ndim - 1 else y
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # cross_entropy (soft or hard labels on probabilities, last axis)
 
@@ -55,14 +70,15 @@ defop('cross_entropy', ['X', 'Label'], ['Y'], {'soft_label': False, 'ignore_inde
 @shape_rule('cross_entropy')
 def _xent_shape(ctx):
     xs, ls = ctx.in_shape('X'), ctx.in_shape('Label')
-    _check_label('cross_entropy', xs, ls, ctx.attr('soft_label'))
-    ctx.set_output('Y', _with_one_at(xs, -1), ctx.in_dtype('X'))
+    _check_label('cross_entropy', xs, ls, ctx.attr('soft_label'), label_without_last=True)
+    ctx.set_output('Y', _hard_loss_shape(xs, ls), ctx.in_dtype('X'))
 
 
 @kernel_rule('cross_entropy')
 def _xent_kernel(spec):
     soft, ignore = bool(spec.attr('soft_label')), int(spec.attr('ignore_index'))
-    return lambda x, label: (KL.cross_entropy_forward(x, label, soft_label=soft, ignore_index=ignore),)
+    return lambda x, label: (_as_label_shape(KL.cross_entropy_forward(x, label, soft_label=soft,
+                                                                      ignore_index=ignore), x, label),)
 
 
 @kernel_rule('cross_entropy_grad')
@@ -89,10 +105,10 @@ def _xent2_grad_maker(g):
 @shape_rule('cross_entropy2')
 def _xent2_shape(ctx):
     xs, ls = ctx.in_shape('X'), ctx.in_shape('Label')
-    _check_label('cross_entropy2', xs, ls, False)
+    _check_label('cross_entropy2', xs, ls, False, label_without_last=True)
     dtype = ctx.in_dtype('X')
-    ctx.set_output('Y', _with_one_at(xs, -1), dtype)
-    ctx.set_output('MatchX', _with_one_at(xs, -1), dtype)
+    ctx.set_output('Y', _hard_loss_shape(xs, ls), dtype)
+    ctx.set_output('MatchX', _hard_loss_shape(xs, ls), dtype)
     ctx.set_output('XShape', (0,) + tuple(xs), dtype)
 
 
@@ -111,7 +127,7 @@ def _xent2_kernel(spec):
     ignore = int(spec.attr('ignore_index'))
 
     def run(x, label):
-        y = KL.cross_entropy_forward(x, label, ignore_index=ignore)   # also checks the label range
+        y = _as_label_shape(KL.cross_entropy_forward(x, label, ignore_index=ignore), x, label)  # checks the range
         d = x.shape[-1]
         x2 = x.reshape(-1, d)
         lab = _flat_hard_labels(label, x2.shape[0])

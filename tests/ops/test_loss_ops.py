@@ -210,3 +210,38 @@ def test_elementwise_losses_check_shapes():
         z = data_v2('z', [4, 2], 'float32')
         with pytest.raises(ValueError, match="sigmoid_cross_entropy_with_logits.*same shape"):
             append(main.global_block(), 'sigmoid_cross_entropy_with_logits', {'X': [x], 'Label': [z]}, {'Out': 1})
+
+
+# Paddle 1.8.5: fluid.layers.cross_entropy(softmax(x), y) with X [N, T, D] and hard Label [N, T] (no last
+# dimension): Y has Label's shape; x = RandomState(0).rand(2, 3, 5), y = [[1, 2, 0], [4, 3, 1]]
+PD18_XENT_RANK_MINUS_ONE_Y = [1.4657785892486572, 1.4092824459075928, 1.434633493423462, 1.3244521617889404,
+                              1.4997127056121826, 2.0338306427001953]
+PD18_XENT_RANK_MINUS_ONE_DX = [
+    0.195508, -0.769102, 0.206345, 0.194741, 0.172508, 0.191061, 0.155134, -0.755681, 0.262529, 0.146957,
+    -0.761797, 0.183147, 0.19046, 0.272324, 0.115866, 0.121562, 0.113694, 0.256188, 0.242608, -0.734051, 0.27209,
+    0.227391, 0.162226, -0.776806, 0.115098, 0.214969, -0.869167, 0.291558, 0.191028, 0.171612
+]
+
+
+def test_cross_entropy_takes_hard_labels_without_the_last_dimension_as_paddle_18():
+    import paddle_exec.fluid as fluid
+    from paddle_exec.framework import unique_name
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.data('x', [None, None, 5], 'float32')
+        x.stop_gradient = False
+        y = fluid.data('y', [None, None], 'int64')
+        loss = fluid.layers.cross_entropy(fluid.layers.softmax(x), y)
+        assert loss.shape == (-1, -1)
+        dx, = fluid.gradients(fluid.layers.reduce_sum(loss), [x])
+        with pytest.raises(ValueError, match='Label must have'):
+            fluid.layers.cross_entropy(fluid.layers.softmax(x), fluid.data('z', [None, 3, 2], 'int64'))
+    xv = np.random.RandomState(0).rand(2, 3, 5).astype('float32')
+    yv = np.array([[1, 2, 0], [4, 3, 1]], 'int64')
+    exe = fluid.Executor(fluid.CPUPlace())
+    out, grad = exe.run(main, feed={'x': xv, 'y': yv}, fetch_list=[loss, dx])
+    assert out.shape == (2, 3)
+    np.testing.assert_allclose(out.ravel(), PD18_XENT_RANK_MINUS_ONE_Y, rtol=1e-6)
+    np.testing.assert_allclose(grad.ravel(), PD18_XENT_RANK_MINUS_ONE_DX, rtol=1e-5, atol=1e-6)
+    p = np.exp(xv) / np.exp(xv).sum(-1, keepdims=True)                 # the numpy reference
+    np.testing.assert_allclose(out, -np.log(np.take_along_axis(p, yv[..., None], -1))[..., 0], rtol=1e-5)
