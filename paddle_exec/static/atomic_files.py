@@ -68,15 +68,31 @@ def _writer_alive(tag: str) -> bool:
 
 
 def check_file_name(name: str, what: str = 'Variable') -> str:
-    """`name` when it names a file inside its folder; a ValueError otherwise."""
-    bad = (not isinstance(name, str) or name in ('', '.', '..') or '/' in name or '\\' in name or '\0' in name
-           or (os.sep in name) or (os.altsep is not None and os.altsep in name) or os.path.isabs(name)
-           or bool(os.path.splitdrive(name)[0]))
+    """`name` when it names a file inside its folder; a ValueError otherwise. A name may hold '/': Paddle saves a
+    variable named `GRUCell/w_0` as the file w_0 of the sub-folder GRUCell (name scopes make such names), so a
+    relative path of parts none of which is empty, '.' or '..' is a name inside the folder."""
+    bad = (not isinstance(name, str) or '\\' in name or '\0' in name or os.path.isabs(name)
+           or bool(os.path.splitdrive(name)[0])
+           or any(part in ('', '.', '..') for part in name.split('/')))
     if bad:
         raise ValueError("%s name %r cannot be used as a file name: it would point outside its folder (names that "
-                         "are empty, '.' or '..', or hold a path separator, a drive or a NUL byte are refused). "
-                         "Save such variables into one file (filename=...) instead" % (what, name))
+                         "are absolute, hold an empty, '.' or '..' part, a backslash, a drive or a NUL byte are "
+                         "refused). Save such variables into one file (filename=...) instead" % (what, name))
     return name
+
+
+def path_inside(folder: str, name: str, create: bool = False) -> str:
+    """The path of the file `name` in `folder`, its sub-folders made when `create`; a ValueError when a sub-folder
+    on the way is a link that leads out of `folder`."""
+    path = os.path.join(folder, check_file_name(name))
+    if '/' in name:
+        parent = os.path.dirname(path)
+        root = os.path.realpath(folder)
+        if os.path.commonpath([root, os.path.realpath(parent)]) != root:     # checked before anything is made
+            raise ValueError("the file name %r leads out of the folder %s through a linked sub-folder" % (name, folder))
+        if create:
+            os.makedirs(parent, exist_ok=True)
+    return path
 
 
 def _fsync_folder(folder: str) -> None:
@@ -218,6 +234,7 @@ class FileSet:
             return
         journal = None
         try:
+            targets = [path_inside(self.folder, new.target, create=True) for new in files]   # all checked first
             for new in files:
                 new.link()
             if len(files) > 1:
@@ -233,8 +250,8 @@ class FileSet:
             raise
         renamed = 0
         try:
-            for new in files:
-                os.replace(new.tmp, os.path.join(self.folder, new.target))
+            for new, target in zip(files, targets):
+                os.replace(new.tmp, target)
                 renamed += 1
         except BaseException:
             if renamed == 0:         # nothing replaced yet: the old set stands, undo the commit
@@ -312,7 +329,7 @@ def _roll_forward(folder: str, journal: str) -> None:
         check_file_name(tmp, 'File')
         check_file_name(target, 'File')
         try:
-            os.replace(os.path.join(folder, tmp), os.path.join(folder, target))
+            os.replace(os.path.join(folder, tmp), path_inside(folder, target, create=True))
         except FileNotFoundError:
             pass                    # renamed before the writer died
     _fsync_folder(folder)

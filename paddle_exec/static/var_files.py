@@ -20,7 +20,7 @@ from ..framework.dtype import VarType
 from ..framework.program import Program, default_main_program
 from ..framework.scope import global_scope
 from ..framework.variable import Parameter, Variable
-from .atomic_files import FileSet, check_file_name, recover
+from .atomic_files import FileSet, check_file_name, path_inside, recover
 from .safe_pickle import CorruptFileError
 from .tensor_file import read_tensor, tensor_chunks
 
@@ -165,7 +165,7 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
     recover(folder)
     if name is None:
         for var in variables:
-            path = os.path.join(folder, check_file_name(var.name))
+            path = path_inside(folder, var.name)
             if not os.path.exists(path):
                 raise RuntimeError('Cannot open file %s for load op: variable %r was not saved there'
                                    % (path, var.name))

@@ -137,7 +137,7 @@ def test_the_old_program_pickle_still_loads_with_its_enum_values(trained):
 
 # --- names that would leave the folder ------------------------------------------------------------------------------
 
-ESCAPING = ['../escape_w', '/tmp/absolute_w', 'sub/dir_w', '..', 'back\\slash_w', 'nul\0w']
+ESCAPING = ['../escape_w', '/tmp/absolute_w', 'sub/../../escape_w', 'sub//w', '..', 'back\\slash_w', 'nul\0w']
 
 
 @pytest.mark.parametrize('name', ESCAPING)
@@ -182,6 +182,39 @@ def test_model_naming_a_file_outside_its_folder_is_refused_on_load(tmp_path):
         assert fluid.global_scope().find_var('../outside_w') is None
         with pytest.raises(ValueError, match=r"'\.\./outside_w' cannot be used as a file name"):
             fluid.io.load_vars(exe, str(folder), program, vars=[block.var('../outside_w')])
+
+
+def test_scoped_names_save_into_sub_folders_and_load_back(tmp_path):
+    """Paddle saves `GRUCell/w_0` as the file w_0 of the sub-folder GRUCell (name scopes make such names); a linked
+    sub-folder that leads out of the folder is refused before anything is written through it."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [None, 2], 'float32')
+        w = fluid.layers.create_parameter([2, 2], 'float32', name='GRUCell/BasicGRUUnit_0.w_0')
+        out = fluid.layers.matmul(x, w)
+    exe = fluid.Executor(fluid.CPUPlace())
+    folder = tmp_path / 'ckpt'
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        want = np.array(fluid.global_scope().find_var(w.name).get_tensor())
+        fluid.io.save_persistables(exe, str(folder), main)
+    assert (folder / 'GRUCell' / 'BasicGRUUnit_0.w_0').is_file()
+    with fluid.scope_guard(fluid.Scope()):
+        fluid.io.load_persistables(exe, str(folder), main)
+        np.testing.assert_array_equal(np.array(fluid.global_scope().find_var(w.name).get_tensor()), want)
+    outside = tmp_path / 'outside'
+    outside.mkdir()
+    linked = tmp_path / 'linked'
+    linked.mkdir()
+    os.symlink(str(outside), str(linked / 'GRUCell'))
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        with pytest.raises(ValueError, match='leads out of the folder'):
+            fluid.io.save_persistables(exe, str(linked), main)
+        with pytest.raises(ValueError, match='leads out of the folder'):
+            fluid.io.load_persistables(exe, str(linked), main)
+    assert not any(outside.iterdir())
+    assert out is not None
 
 
 # --- damaged files ------------------------------------------------------------------------------------------------
