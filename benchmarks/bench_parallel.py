@@ -50,7 +50,7 @@ from typing import Callable, Iterable
 import numba
 import numpy as np
 
-from .runner import ROOT, BenchOptions, Row, bench_group, cycling, report_rows
+from .runner import ROOT, BenchOptions, Row, bench_group, cycling, report_rows, settle
 
 GROUP = 'parallel'
 FEED_POOL = 4                 # pre-drawn batches cycled through by every side: data generation is not timed
@@ -70,7 +70,7 @@ RSS_MODES = ('Executor', 'PE CPU_NUM=1', 'PE CPU_NUM=2')
 
 def _block(step: Callable[[], object], steps: int) -> float:
     """Seconds per step over one block of `steps` steps."""
-    gc.collect()        # garbage from the previous block is not charged to this one
+    settle()
     start = time.perf_counter()
     for _ in range(steps):
         step()

@@ -28,7 +28,6 @@ Rows (each figure measured side by side in one run, ratio = subject cost / basel
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import queue
 import statistics
@@ -40,7 +39,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .runner import ROOT, BenchOptions, Row, bench_group, report_rows
+from .runner import ROOT, BenchOptions, Row, bench_group, report_rows, settle
 
 GROUP = 'policies'
 CHAIN_SHORT, CHAIN_LONG = 20, 420
@@ -64,7 +63,7 @@ def _policies(num_threads: int, window=(1, 4)) -> dict:
 
 
 def _median_block(fn, steps: int) -> float:
-    gc.collect()
+    settle()
     start = time.perf_counter()
     for _ in range(steps):
         fn()
@@ -240,7 +239,7 @@ class ServingClients:
         threads = [threading.Thread(target=self._client, args=(k, n, barrier)) for k in range(SERVING_THREADS)]
         for t in threads:
             t.start()
-        gc.collect()
+        settle()
         barrier.wait()
         start = time.perf_counter()
         for t in threads:

@@ -9,10 +9,17 @@ import sys
 
 import pytest
 
-from benchmarks import bench_lod, bench_parallel
+from benchmarks import bench_lod, bench_parallel, runner
 from benchmarks.runner import GROUPS, ROOT, BenchOptions, Row, load_groups
 
 load_groups()
+
+
+@pytest.fixture(autouse=True)
+def no_collection_between_blocks(monkeypatch):
+    """Smoke runs time nothing that matters, and a full collection between blocks costs seconds in a test session's
+    heap (it made these tests a third of the suite's time)."""
+    monkeypatch.setattr(runner, 'COLLECT_BETWEEN_BLOCKS', False)
 
 # groups the issues ask for; a module renamed out of the bench_* pattern drops its group from the runner
 EXPECTED_GROUPS = {'executor', 'cold_start', 'parallel', 'policies', 'stage', 'fetch', 'lod', 'distributed'}
@@ -102,6 +109,18 @@ def test_interleaved_rotates_the_order_of_the_sides():
     assert steps == 1 and all(len(t) == 3 for t in times.values())
     timed = calls[6:]                    # after one warm-up and one sizing step per side
     assert timed == list('abc') + list('bca') + list('cab')
+
+
+def test_blocks_start_from_a_collected_heap_unless_turned_off(monkeypatch):
+    collected = []
+    monkeypatch.setattr(runner.gc, 'collect', lambda *args: collected.append(args))
+    runner.time_block(lambda: None, 2)
+    bench_parallel.interleaved({'a': lambda: None}, tiny_options(rounds=1, warmup=1))
+    assert collected == []                                   # the fixture turned it off
+    monkeypatch.setattr(runner, 'COLLECT_BETWEEN_BLOCKS', True)
+    runner.time_block(lambda: None, 2)
+    bench_parallel.interleaved({'a': lambda: None}, tiny_options(rounds=1, warmup=1))
+    assert len(collected) == 1 + 3                           # one block, then warm-up, sizing and one round
 
 
 def test_bare_threads_run_every_kernel_once_per_run():
