@@ -132,8 +132,9 @@ def test_optimizer_pass_writes_one_update_over_fused_vars(opt, aux):
     coalesce = [op for op in ops if op.type == 'coalesce_tensor']
     assert len(coalesce) == 2 + aux                     # Grad, Param and each accumulator
     params = [p.name for p in main.all_parameters() if p.trainable]
-    assert updates[0].input('Param') == ['@FUSEDVAR@_%s_Param_%s' % (kind, coalesce[1].input('Input')[0])]
-    assert sorted(coalesce[1].input('Input')) == sorted(params)
+    assert updates[0].input('Param') == ['@FUSEDVAR@_%s_Param_%s' % (kind, coalesce[0].input('Input')[0])]
+    assert sorted(coalesce[0].input('Input')) == sorted(params)
+    assert ops.index(coalesce[0]) == 0 and ops.index(coalesce[-1]) == ops.index(updates[0]) - 1
     assert updates[0].input('Grad')[0].startswith('@FUSEDVAR@_%s_Grad_' % kind)
 
 
@@ -192,3 +193,9 @@ def test_reduce_mode_does_not_fuse_optimizers():
     config = RunConfig.for_data_parallel(fluid.ExecutionStrategy(), _strategy(fuse_opt=True, reduce=True), 1)
     assert not config.fuse_optimizer
     assert RunConfig.for_data_parallel(fluid.ExecutionStrategy(), _strategy(fuse_opt=True), 1).fuse_optimizer
+
+
+def test_both_passes_on_two_places_train_as_the_unfused_program(monkeypatch):
+    monkeypatch.setenv('CPU_NUM', '2')
+    build = lambda: conv_bn_net('adam')             # noqa: E731
+    assert_same_training(train(build, _strategy()), train(build, _strategy(fuse_bn=True, fuse_opt=True)))

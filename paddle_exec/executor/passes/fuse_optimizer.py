@@ -6,12 +6,15 @@ As Paddle's fuse_sgd_op_pass / fuse_momentum_op_pass / fuse_adam_op_pass (with c
 Program instead of the SSA graph. For each group of `sgd`, `momentum` or `adam` ops that agree on everything but
 their parameter (type, attributes, learning-rate variable, dtype), with dense gradients and at least two members:
 
-    coalesce_tensor(Input=[g1, g2, ...], Output=[g1, g2, ...], FusedOutput=@FUSEDVAR@_adam_Grad_g1, copy_data)
     coalesce_tensor(Input=[p1, p2, ...], Output=[p1, p2, ...], FusedOutput=@FUSEDVAR@_adam_Param_p1, copy_data)
     coalesce_tensor(... Moment1, Moment2, Beta1Pow, Beta2Pow the same ...)
+    ...
+    coalesce_tensor(Input=[g1, g2, ...], Output=[g1, g2, ...], FusedOutput=@FUSEDVAR@_adam_Grad_g1, copy_data)
     adam(Param=@FUSEDVAR@_adam_Param_p1, Grad=@FUSEDVAR@_adam_Grad_g1, Moment1=..., LearningRate=lr, ...)
 
-at the place of the group's last op (the others removed). The fused names are Paddle's
+the last two at the place of the group's last op (the others removed), the parameters' and accumulators'
+coalesce ops at the start of the program when no op before the update writes those variables (they then depend
+on nothing and split no compiled segment), else with the update. The fused names are Paddle's
 (`@FUSEDVAR@_<op type>_<slot>_<first variable>`). The parameters and accumulators are coalesced once: after the
 first run the scope holds views of one buffer each (ops/fused.py), so later runs copy nothing and the one update
 writes the parameters in place, one pass over memory (the per-op kernels, compiled into a segment like any dense
@@ -118,14 +121,15 @@ def _fused_name(op_type: str, slot: str, first: str) -> str:
     return '%s_%s_%s_%s' % (FUSED_VAR_PREFIX, op_type, slot, first)
 
 
-def _fuse_group(block, members: list, new_vars: dict) -> list:
-    """The coalesce_tensor ops and the one update op that replace the ops `members`."""
+def _fuse_group(block, members: list, new_vars: dict) -> tuple[list, list]:
+    """(the coalesce_tensor ops of the parameters and accumulators, the coalesce_tensor op of the gradients and the
+    one update op) that replace the ops `members`."""
     first = members[0]
     aux, _ = FUSABLE[first.type]
     role = {OP_ROLE_ATTR: int(OpRole.Optimize), 'op_role_var': []}
     dtype = block._find_var_recursive(_one(first, 'Param')).dtype
     ops, fused = [], {}
-    for slot in ('Grad', 'Param') + aux:
+    for slot in ('Param',) + aux + ('Grad',):
         names = [_one(op, slot) for op in members]
         total = sum(int(np.prod(block._find_var_recursive(n).shape)) for n in names)
         name = _fused_name(first.type, slot, names[0])
@@ -141,8 +145,13 @@ def _fuse_group(block, members: list, new_vars: dict) -> list:
         if slot in _OUT_SLOT:
             outputs[_OUT_SLOT[slot]] = [name]
     attrs = dict(first.attrs, **role)
-    ops.append(Operator(block, first.type, inputs, outputs, attrs))
-    return ops
+    return ops[:-1], [ops[-1], Operator(block, first.type, inputs, outputs, attrs)]
+
+
+def _written_before(block, members: list[int], names: set) -> bool:
+    """Whether an op before the group's last member, other than the members, writes one of `names`."""
+    inside = set(members)
+    return any(j not in inside and set(block.ops[j].output_arg_names) & names for j in range(members[-1]))
 
 
 def fuse_optimizer_ops(program: Program) -> Program:
@@ -151,14 +160,22 @@ def fuse_optimizer_ops(program: Program) -> Program:
     groups = [g for g in (_safe(block, g) for g in _groups(block)) if g]
     if not groups:
         return program
-    new_block_ops, new_vars = {}, {}
+    new_block_ops, new_vars, front = {}, {}, []
     out = rewritten_program(program)
     target = out.global_block()
     for members in groups:
-        new_block_ops[members[-1]] = _fuse_group(target, [block.ops[i] for i in members], new_vars)
+        states, update = _fuse_group(target, [block.ops[i] for i in members], new_vars)
+        state_names = {n for op in states for n in op.input('Input')}
+        if _written_before(block, members, state_names):
+            update = states + update
+        else:
+            # nothing before the update writes the parameters or accumulators: their coalesce ops go first, where
+            # they depend on nothing and split no compiled segment (they copy nothing after the first run)
+            front.extend(states)
+        new_block_ops[members[-1]] = update
         for i in members[:-1]:
             new_block_ops[i] = []
-    ops = []
+    ops = list(front)
     for i, op in enumerate(block.ops):
         ops.extend(new_block_ops.get(i, [op]))
     for name, kw in new_vars.items():
