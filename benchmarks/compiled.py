@@ -54,6 +54,7 @@ INLINE_BUDGET_US, NATIVE_BUDGET_US = 0.5, 1.0
 SCALING_SHARE = 0.8
 COLD_BUDGET_S, WARM_BUDGET_S = 1.5, 0.3
 PADDLE_GOALS = {'fc': 1 / 20, 'mlp': 1 / 2, 'deepfm': 1 / 4}
+FUSION_MODELS = ('mlp', 'deepfm')       # models with several dense optimizer updates to fuse
 PADDLE18_PYTHON = os.environ.get('PADDLE18_PYTHON', '/work/pd18/bin/python')
 
 
@@ -364,8 +365,9 @@ def serving_rows(opts: BenchOptions) -> Iterable[Row]:
 # --- training against Paddle 1.8.5 ------------------------------------------------------------------------------
 
 def child_steps(python: str, side: str, model: str, seconds: float, env: dict, mode: str | None = None) -> float:
-    """Seconds per training step of one side, from a child process (pe_child.py)."""
-    args = [python, os.path.join(HERE, 'pe_child.py'), side, model, str(seconds)] + ([mode] if mode else [])
+    """Seconds per training step of one side, from a child process (pe_child.py); `mode`: its extra arguments
+    (the compile mode, then 'fuse'), space-separated."""
+    args = [python, os.path.join(HERE, 'pe_child.py'), side, model, str(seconds)] + (mode.split() if mode else [])
     proc = subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         raise RuntimeError('%s child failed:\n%s' % (side, proc.stderr[-2000:]))
@@ -399,6 +401,13 @@ def paddle_rows(opts: BenchOptions) -> Iterable[Row]:
                   1 / statistics.median(times['compiled']), 1 / statistics.median(times['off']), 'steps/s', ratio)
         if opts.quick:
             return
+        if model in FUSION_MODELS:        # BuildStrategy.fuse_all_optimizer_ops + fuse_bn_act_ops against the default
+            times = alternating({'fused': (sys.executable, 'paddle_exec', '- fuse'),
+                                 'default': (sys.executable, 'paddle_exec', None)}, model, seconds, rounds, env)
+            ratio = statistics.median(a / b for a, b in zip(times['fused'], times['default']))
+            yield Row('paddle18', '%s fused optimizers' % model, 'fuse_all_optimizer_ops', 'default',
+                      1 / statistics.median(times['fused']), 1 / statistics.median(times['default']), 'steps/s',
+                      ratio)
     for model in models:
         if not os.path.exists(PADDLE18_PYTHON):
             yield Row('paddle18', model, 'paddle_exec', 'Paddle 1.8.5', skipped='no Paddle 1.8.5 interpreter at %s '

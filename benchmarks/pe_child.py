@@ -1,7 +1,9 @@
 """One side of the Paddle comparison, in a process of its own: training steps/s of a benchmarks/models.py model on a
 ParallelExecutor at CPU_NUM=1, with paddle_exec or with real Paddle 1.8.5 (this file runs on Python 3.8 too).
 
-    python pe_child.py paddle_exec|paddle MODEL SECONDS [compile mode]     # prints one JSON line
+    python pe_child.py paddle_exec|paddle MODEL SECONDS [compile mode [fuse]]     # prints one JSON line
+
+`fuse` turns on BuildStrategy.fuse_all_optimizer_ops and fuse_bn_act_ops (a compile mode of '-' keeps the default).
 
 Twenty untimed steps first (Paddle builds its graph, paddle_exec compiles its segments: in the background, and
 the child waits for them, so the timed steps are the steady state a training run spends its time in); then as many
@@ -30,8 +32,9 @@ def _models():
 def main(argv):
     side, name, seconds = argv[0], argv[1], float(argv[2])
     mode = argv[3] if len(argv) > 3 else None
+    fuse = len(argv) > 4 and argv[4] == 'fuse'
     os.environ['CPU_NUM'] = '1'
-    if mode is not None:
+    if mode is not None and mode != '-':
         os.environ['PADDLE_EXEC_COMPILE'] = mode
     if side == 'paddle':
         import paddle.fluid as fluid
@@ -51,7 +54,10 @@ def main(argv):
     exe = fluid.Executor(fluid.CPUPlace())
     with fluid.scope_guard(scope):
         exe.run(startup)
-        pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main_program)
+        build_strategy = fluid.BuildStrategy()
+        build_strategy.fuse_all_optimizer_ops = build_strategy.fuse_bn_act_ops = fuse
+        pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main_program,
+                                    build_strategy=build_strategy)
         feeds = [feed() for _ in range(4)]
         for i in range(20):
             pe.run(fetch_list=[loss.name], feed=feeds[i % 4])

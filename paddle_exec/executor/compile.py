@@ -25,6 +25,9 @@ no scope. The passes, in order:
     5. data parallel (passes/data_parallel.py): replicas per place, collectives, the loss@GRAD seed, and the
        gradient buckets across trainers (passes/collective.py); a plain Executor's program is planned on one place
        as it is (plan.py), or, when it has cross-process collectives, as one place of the data-parallel pass
+    5b. fusion (BuildStrategy.fuse_bn_act_ops, fuse_all_optimizer_ops; before 5, on the program): batch_norm +
+       relu and their gradients as fused_batch_norm_act(_grad) (passes/fuse_bn_act.py, sparing the fetched
+       values), same-type optimizer ops as one update over coalesced buffers (passes/fuse_optimizer.py)
     6. segments (passes/segments.py, unless RunConfig.compile.mode is 'off'): runs of ops with numba kernels become
        one node each, running generated code (codegen.py) compiled in tiers (segment_node.py, jit_service.py);
        ops handling LoD stay ordinary nodes; while it is on, kernels of ops that have a segment rule are made at
@@ -56,6 +59,8 @@ from .feed import FeedBinding
 from .graphs import plan_dot, program_dot, split_dot
 from .passes.collective import check_same_program, has_cross_process_ops
 from .passes.data_parallel import build_data_parallel_plan, is_inference_program
+from .passes.fuse_bn_act import fuse_bn_act_ops
+from .passes.fuse_optimizer import fuse_optimizer_ops
 from .passes.segments import compile_segments
 from .passes.stage import StageSplit, physical_program
 from .plan import BlockAnalysis, ExecutionPlan, build_plan, plan_of
@@ -162,6 +167,10 @@ def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config
                  feed_lod=()) -> ExecutionPlan:
     """The plan passes (see the module docstring)."""
     program = physical.program
+    if config.fuse_bn_act:
+        program = fuse_bn_act_ops(program, keep=fetch_names)
+    if config.fuse_optimizer:
+        program = fuse_optimizer_ops(program)
     context = SEGMENT_CONTEXT if config.compile.enabled else KERNEL_CONTEXT
     if config.data_parallel:
         plan = build_data_parallel_plan(program, n_run, feed_names, fetch_names, loss_name=config.loss_name,

@@ -405,6 +405,10 @@ class RunConfig:
     trainer_id: int = 0
     fuse_all_reduce: bool = True
     fuse_grad_size_mb: float = DEFAULT_FUSE_GRAD_SIZE_MB
+    # BuildStrategy.fuse_bn_act_ops / fuse_all_optimizer_ops: the fusion plan passes (passes/fuse_bn_act.py,
+    # passes/fuse_optimizer.py; the latter not under reduce_mode, as in Paddle)
+    fuse_bn_act: bool = False
+    fuse_optimizer: bool = False
     # process settings the policies apply
     cap_malloc_arenas: bool = True
     compile: CompileOptions = CompileOptions(mode='off')
@@ -413,7 +417,8 @@ class RunConfig:
     def compile_key(self) -> tuple:
         """The part of the configuration a compiled plan depends on."""
         return (self.n_places, self.data_parallel, self.loss_name, self.reduce_mode, self.gradient_scale,
-                self.smart_stage, self.n_trainers, self.fuse_all_reduce, self.fuse_grad_size_mb, self.compile)
+                self.smart_stage, self.n_trainers, self.fuse_all_reduce, self.fuse_grad_size_mb, self.fuse_bn_act,
+                self.fuse_optimizer, self.compile)
 
     @classmethod
     def for_executor(cls, exec_strategy=None, env: Environment | None = None, smart_stage: bool = False) -> RunConfig:
@@ -453,6 +458,9 @@ class RunConfig:
                    debug_graphviz_path=build_strategy.debug_graphviz_path,
                    n_trainers=int(build_strategy.num_trainers), trainer_id=int(build_strategy.trainer_id),
                    fuse_all_reduce=bool(build_strategy.fuse_all_reduce_ops), fuse_grad_size_mb=_fuse_size(env),
+                   fuse_bn_act=bool(build_strategy.fuse_bn_act_ops),
+                   fuse_optimizer=bool(build_strategy.fuse_all_optimizer_ops)
+                   and int(build_strategy.reduce_strategy) != 1,
                    cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env,
                                                None if sequential else policy, build_strategy))

@@ -166,6 +166,10 @@ class BuildStrategy(_Strategy):
     sync_batch_norm          not supported with more than one place (raises when the program has batch_norm)
     fuse_elewise_add_act_ops inside compiled segments, elementwise_add + activation (relu, sigmoid, tanh, scale, ...)
                              and their gradients run as one pass over memory (the sum is never stored)
+    fuse_bn_act_ops          batch_norm + relu (training mode) and their gradients as Paddle's fused_batch_norm_act /
+                             fused_batch_norm_act_grad, one pass each (executor/passes/fuse_bn_act.py)
+    fuse_all_optimizer_ops   same-type sgd / momentum / adam ops with dense gradients as one update over coalesced
+                             `@FUSEDVAR@` buffers (executor/passes/fuse_optimizer.py); not under Reduce, as in Paddle
     enable_inplace, memory_optimize  inside compiled segments, a buffer of the segment's own that dies at a unary
                              op is written by it again (either switch on: default)
     compile_segments         as ExecutionStrategy.compile_segments (the ExecutionStrategy's setting wins)

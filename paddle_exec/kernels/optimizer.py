@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from .jit import kernel_jit
+from .optimizer_rows import adam_rows
 
 __all__ = [
     'sgd', 'sgd_sparse', 'momentum', 'momentum_sparse', 'adam', 'adam_sparse', 'adamw', 'adamw_sparse',
@@ -214,34 +215,6 @@ def _adam_dense(p, g, m1, m2, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, ep
 
 
 @_jit
-def _adam_rows(p, m1, m2, urows, merged, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps, lazy, zero):
-    n = urows.shape[0]
-    if lazy:
-        for j in range(n):
-            r = urows[j]
-            for k in range(p.shape[1]):
-                gi = merged[j, k]
-                a = beta1 * m1[r, k] + one_minus_b1 * gi
-                b = beta2 * m2[r, k] + one_minus_b2 * gi * gi
-                m1[r, k] = a
-                m2[r, k] = b
-                p[r, k] = p[r, k] - lr_t * (a / (math.sqrt(b) + eps))
-        return
-    j = 0
-    for r in range(p.shape[0]):
-        present = j < n and urows[j] == r
-        for k in range(p.shape[1]):
-            gi = merged[j, k] if present else zero
-            a = beta1 * m1[r, k] + one_minus_b1 * gi
-            b = beta2 * m2[r, k] + one_minus_b2 * gi * gi
-            m1[r, k] = a
-            m2[r, k] = b
-            p[r, k] = p[r, k] - lr_t * (a / (math.sqrt(b) + eps))
-        if present:
-            j += 1
-
-
-@_jit
 def _decay(p, factor):
     # AdamW's decoupled decay, Paddle 2.2's CPU AdamWFunctor: param -= lr * lr_ratio * coeff * param
     for i in range(p.shape[0]):
@@ -292,8 +265,8 @@ def adam_sparse(param, rows, values, moment1, moment2, lr, beta1_pow, beta2_pow,
     kernel (1.8 and 2.x) writes Beta1PowOut, which is the Beta1Pow variable itself, before it runs the update.
     Without it, the pows are used as given."""
     dt = param.dtype
-    p2, urows, merged = _merged2d(param, rows, values)
-    if len(urows) == 0:
+    p2, rows, values = _rows2d(param, rows, values)
+    if len(rows) == 0:
         return param, moment1, moment2, beta1_pow, beta2_pow
     if update_beta_pow:
         # Paddle's CPU sparse kernel writes Beta1PowOut/Beta2PowOut (the same variables as Beta1Pow/Beta2Pow)
@@ -302,7 +275,7 @@ def adam_sparse(param, rows, values, moment1, moment2, lr, beta1_pow, beta2_pow,
     lr_t, b1, b2, c1, c2, eps = _adam_scalars(dt, lr, beta1_pow, beta2_pow, beta1, beta2, epsilon, scaled_epsilon)
     m1 = _same(moment1, param, 'moment1').reshape(p2.shape)
     m2 = _same(moment2, param, 'moment2').reshape(p2.shape)
-    _adam_rows(p2, m1, m2, urows, merged, lr_t, b1, b2, c1, c2, eps, bool(lazy_mode), dt.type(0))
+    adam_rows(p2, m1, m2, rows, values, lr_t, b1, b2, c1, c2, eps, bool(lazy_mode))
     return param, moment1, moment2, beta1_pow, beta2_pow
 
 

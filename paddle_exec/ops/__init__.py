@@ -16,3 +16,4 @@ from . import collective, collective_parts, p2p
 from . import math_unary, math_binary, complex, cumulative, order, gather_scatter, matrix, linalg, arrange, fft
 from . import sampling, einsum, pylayer
 from . import features, contrib_rec, pyramid_hash, contrib_conv, position_sensitive, im2sequence, deformable_psroi
+from . import fused

@@ -100,11 +100,13 @@ def adam(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, scal
     bb2 = t(beta2)
     KO._adam_dense(p.reshape(-1), _grad(grad, p), a.reshape(-1), b.reshape(-1), lr_t, bb1, bb2, one - bb1,
                    one - bb2, eps)
-    if advance:
+    if advance:     # every element: a fused adam (fuse_all_optimizer_ops) holds one pow per parameter
         f1 = b1p.reshape(-1)
         f2 = b2p.reshape(-1)
-        f1[0] = f1[0] * b1p.dtype.type(beta1)
-        f2[0] = f2[0] * b2p.dtype.type(beta2)
+        for i in range(f1.size):
+            f1[i] = f1[i] * b1p.dtype.type(beta1)
+        for i in range(f2.size):
+            f2[i] = f2[i] * b2p.dtype.type(beta2)
     return p, a, b, b1p, b2p
 
 
