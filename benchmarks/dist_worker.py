@@ -2,19 +2,26 @@
 `mpiexec -n W python -m benchmarks.dist_worker MODEL STEPS ROUNDS [BLAS_THREADS]`.
 
 It trains MODEL of benchmarks/models.py on its share of the global batch, with the programs Paddle 2.x's fleet
-writes (paddle_exec.distributed.fleet.transpile: what fleet.distributed_optimizer does), and measures, per round,
-in alternating blocks of STEPS steps:
+writes (paddle_exec.distributed.fleet.transpile: what fleet.distributed_optimizer does), and measures, per round:
 
-  train   steps per second of the global batch; from the communication thread's counters, the seconds inside
-          MPI_Allreduce for the gradient buckets (a Barrier first, timed apart as skew: the wait for a trainer still
-          computing), how long the training thread was blocked waiting for its buckets, the sparse gathers
-  ours    the plan's dense buckets, member for member (the gradients' shapes), through paddle_exec's own bucket
-          kernels, with nothing else running: pack the gradients into the bucket buffer, queue on the process
-          group, wait, unpack (executor/passes/collective.py and the MPI group)
-  bare    the same buffers through a bare mpi4py Allreduce (preallocated send and receive buffers)
+  train   STEPS steps; steps per second of the global batch; from the communication thread's counters, the seconds
+          inside MPI_Allreduce for the gradient buckets (a Barrier first, timed apart as skew: the wait for a
+          trainer still computing), how long the training thread was blocked waiting for its buckets, the sparse
+          gathers
+  then STEPS steps of each of these, interleaved step by step (the order rotating), each after a Barrier:
+  ours          the plan's dense buckets, member for member (the gradients' shapes), through paddle_exec's own
+                bucket kernels, with nothing else running: pack the gradients into the bucket buffer, all-reduce it
+                in place through the process group, unpack into views (executor/passes/collective.py, the MPI group)
+  bare          the same bytes through a bare mpi4py Allreduce(send, recv) on preallocated buffers: the goal's
+                baseline. MPICH copies the send buffer into the receive buffer and reduces there: one copy of the
+                bytes, as paddle_exec's pack is one copy
+  bare_inplace  the same bytes through Allreduce(IN_PLACE, buffer): no copy at all (reported, not the goal: only
+                gradients that backward writes into the bucket itself could match it)
 
-`ours` and `bare` start each step with a Barrier (outside the timing) and are given as the median call times the
-calls per step, which a preempted call on a shared machine does not move. Trainer 0 prints one JSON line.
+Each side's figure is the lower quartile of its steps (the median is reported too): on a machine where other work
+preempts a third of the steps or more, the quartile is still a step in which both trainers ran; interleaving
+the sides step by step gives them the same load, the same skew between the trainers and the same caches (blocks of
+one side after the other, as before, compared moments of different load). Trainer 0 prints one JSON line.
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ import sys
 import time
 
 import numpy as np
+from mpi4py import MPI
 from threadpoolctl import threadpool_limits
 
 import paddle_exec.fluid as fluid
@@ -33,6 +41,10 @@ from paddle_exec.framework import unique_name
 from paddle_exec.framework.collective import get_group
 
 from . import models
+
+# interleaved steps per side and round, per training step of the round: a 1 MB all-reduce takes a fraction of a
+# millisecond, so a round can afford many (the quartile needs them on a machine that preempts a third of them)
+COMPARE_STEPS_PER_STEP = 5
 
 
 def _median_ms(seconds: list, per_step: int) -> float:
@@ -74,7 +86,10 @@ def main(model: str, steps: int, rounds: int) -> None:
     result = {'model': model, 'workers': n, 'global_batch': batch, 'steps': steps, 'bucket_sizes': sizes,
               'bytes_per_step': sum(size * np.dtype(dt).itemsize for size, dt in sizes), 'rounds': []}
     comm = getattr(group, 'comm', None)
+    # bare: the same bytes through mpi4py, as a user of it writes the call (preallocated send and receive
+    # buffers: MPICH copies the send buffer into the receive buffer, then reduces there), and in place
     bare_buffers = [(np.ones(size, dtype=dt), np.empty(size, dtype=dt)) for size, dt in sizes]
+    inplace_buffers = [np.ones(size, dtype=dt) for size, dt in sizes]
     ours_buckets = []                               # the plan's dense buckets, member for member
     block = main_prog.global_block()
     plan = exe._runner.plans.plans()[-1]
@@ -86,35 +101,51 @@ def main(model: str, steps: int, rounds: int) -> None:
             continue                                # gathered, not all-reduced
         bucket = Bucket(len(ours_buckets))
         bucket.names = list(names)
-        bucket.overlap = False                      # nothing else runs here: the waiter reduces it
+        bucket.overlap = False                      # nothing else runs here: reduced at its start, as in training
         grads = [np.ones([abs(d) for d in block.var(name).shape], dtype='float32') for name in names]
         ours_buckets.append((_bucket_start_kernel(bucket, 1), _bucket_wait_kernel(bucket, 1, frozenset()), grads))
     result['ours_members'] = [len(b[2]) for b in ours_buckets]
 
-    def ours_block() -> list:
-        took = []
-        for _ in range(steps):
-            comm.Barrier()
-            for start_kernel, wait_kernel, grads in ours_buckets:
-                start = time.perf_counter()
-                wait_kernel(start_kernel(grads)[0])
-                took.append(time.perf_counter() - start)
-        return took
+    def ours_step() -> float:
+        start = time.perf_counter()
+        for start_kernel, wait_kernel, grads in ours_buckets:
+            wait_kernel(start_kernel(grads)[0])
+        return time.perf_counter() - start
 
-    def bare_block() -> list:
-        took = []
-        for _ in range(steps):
-            comm.Barrier()
-            for send, recv in bare_buffers:
-                start = time.perf_counter()
-                comm.Allreduce(send, recv)
-                took.append(time.perf_counter() - start)
-        return took
+    def bare_step() -> float:
+        start = time.perf_counter()
+        for send, recv in bare_buffers:
+            comm.Allreduce(send, recv)
+        return time.perf_counter() - start
+
+    def inplace_step() -> float:
+        start = time.perf_counter()
+        for buf in inplace_buffers:                 # (the sums grow to inf: as fast as finite sums)
+            comm.Allreduce(MPI.IN_PLACE, buf)
+        return time.perf_counter() - start
+
+    sides = (('ours', ours_step), ('bare', bare_step), ('bare_inplace', inplace_step))
+
+    def compare(count: int) -> dict:
+        """`count` steps of each side, interleaved step by step (the order rotating, so each side follows each
+        other side equally often), each step after a Barrier (outside the timing): every side sees the same load
+        of a shared machine, the same caches and the same skew between the trainers. Per side, the lower quartile
+        and the median of its steps, in seconds."""
+        took = {label: [] for label, _ in sides}
+        for i in range(count):
+            k = i % len(sides)
+            for label, step in sides[k:] + sides[:k]:
+                comm.Barrier()
+                took[label].append(step())
+        out = {}
+        for label, t in took.items():
+            out[label + '_ms'] = 1e3 * float(np.percentile(t, 25))
+            out[label + '_median_ms'] = 1e3 * float(np.median(t))
+        return out
 
     if comm is not None and sizes:
         stats.separate_skew = False
-        ours_block()
-        bare_block()                                # warm both paths
+        compare(5)                                  # warm every side the same
     for r in range(rounds):
         if stats is not None:
             stats.separate_skew = True
@@ -127,9 +158,7 @@ def main(model: str, steps: int, rounds: int) -> None:
                        allgather_ms=1e3 * stats.allgather_seconds / steps)
             stats.separate_skew = False
         if comm is not None and sizes:
-            blocks = [('ours', ours_block), ('bare', bare_block)]
-            for label, block in blocks if r % 2 == 0 else blocks[::-1]:
-                row[label + '_ms'] = _median_ms(block(), len(sizes))
+            row.update(compare(COMPARE_STEPS_PER_STEP * steps))
         result['rounds'].append(row)
     if rank == 0:
         print('RESULT ' + json.dumps(result), flush=True)

@@ -215,8 +215,41 @@ def case_transpiler():
     report('transpiler')
 
 
+def case_queue():
+    """The MPI group's one queue of calls: blocking calls and buckets with nothing to overlap run on the caller's
+    thread without waking the communication thread (on shared cores every wake-up takes a core from the other
+    trainer); overlapping all-reduces are run by it; allreduce_now refuses while another call is queued or running
+    (the calls' order is the same on every trainer)."""
+    import threading
+    group = dist.get_group().process_group
+    queue = group._queue
+    want = theirs(0) + theirs(1)
+    woken = queue.wakeups
+    for _ in range(10):
+        np.testing.assert_array_equal(group.allreduce(mine()), want)
+        buf = mine().ravel().copy()
+        assert group.allreduce_now(buf)
+        np.testing.assert_array_equal(buf, want.ravel())
+        group.barrier()
+    assert queue.wakeups == woken
+    release = threading.Event()
+    blocker = group._submit(release.wait, wake=True)         # the communication thread is now busy with it
+    while not queue._busy:
+        release.wait(0.001)
+    buf = mine().ravel().copy()
+    assert not group.allreduce_now(buf)
+    np.testing.assert_array_equal(buf, mine().ravel())      # untouched
+    works = [group.allreduce_async(mine().ravel().copy(), inplace=True) for _ in range(3)]
+    release.set()
+    blocker.wait()
+    for work in works:
+        np.testing.assert_array_equal(work.wait(), want.ravel())
+    assert queue.wakeups > woken
+    report('queue')
+
+
 CASES = {'parts': case_parts, 'p2p': case_p2p, 'groups': case_groups, 'objects': case_objects,
          'gloo_checkpoint': case_gloo_and_checkpoint, 'hybrid': case_hybrid,
-         'transpiler': case_transpiler}
+         'transpiler': case_transpiler, 'queue': case_queue}
 for name in sys.argv[1:] or CASES:
     CASES[name]()

@@ -181,15 +181,86 @@ def test_bucket_buffers_are_reused():
             np.testing.assert_array_equal(got, snapshot)
 
 
+class NowGroup(MirrorGroup):
+    """A MirrorGroup with the MPI group's `allreduce_now`: the in-place sum on the caller's thread, or False (as
+    the MPI group answers while another call is queued or running) when `busy`."""
+
+    def __init__(self, busy=False):
+        super().__init__()
+        self.busy = busy
+        self.now = []
+
+    def allreduce_now(self, buffer):
+        if self.busy:
+            return False
+        self.now.append((id(buffer), buffer.nbytes))
+        buffer *= self.nranks
+        return True
+
+
+def test_a_bucket_with_nothing_to_overlap_is_reduced_at_once_in_its_buffer():
+    """The one-place bucket the optimizer's wait would reduce itself is reduced right after its pack
+    (allreduce_now), with no queued work: same training, one buffer every step, fetched gradients kept."""
+    want = train(*mlp())
+    with mirrored(NowGroup()) as group:
+        got = train(*mlp(strategy()))
+    assert_same_training(got, want)
+    assert group.now == [(group.now[0][0], (320 + 16 + 48 + 3) * 4)] * len(batches())   # one buffer, every step
+    assert not [c for c in group.calls if c[0] == 'allreduce_async']
+    with mirrored(NowGroup()) as group:
+        main, startup, loss = mlp(strategy())
+        exe, scope = static.Executor(paddle.CPUPlace()), Scope()
+        exe.run(startup, scope=scope)
+        kept = []
+        for x, y in batches(3):
+            got, = exe.run(main, feed={'x': x, 'y': y}, fetch_list=['fc_0.w_0@GRAD'], scope=scope)
+            kept.append((got, got.copy()))
+        for got, snapshot in kept:
+            np.testing.assert_array_equal(got, snapshot)
+
+
+def test_a_busy_group_queues_the_bucket_instead():
+    want = train(*mlp())
+    with mirrored(NowGroup(busy=True)) as group:
+        got = train(*mlp(strategy()))
+    assert_same_training(got, want)
+    assert not group.now and group.overlaps == [False] * len(batches())
+
+
+def test_buckets_that_overlap_backward_are_queued():
+    with mirrored(NowGroup()) as group:
+        train(*mlp(strategy(fuse_grad_size_in_MB=0.0003)), data=batches(1))
+    assert not group.now and group.overlaps == [True, True]
+
+
 def test_a_buffer_still_referred_to_is_not_reused():
-    from paddle_exec.executor.passes.collective import _reusable_buffer
+    from paddle_exec.executor.passes.collective import _bucket_buffer, _Layout
     pool = []
-    first = _reusable_buffer(pool, 6, np.float32)
+    layout = _Layout([np.zeros(6, np.float32)])
+    first = _bucket_buffer(pool, layout).array
     view = first[2:4]
-    second = _reusable_buffer(pool, 6, np.float32)
+    second = _bucket_buffer(pool, layout).array
     assert second is not first                       # `first` is still referred to (here and through `view`)
     del first, view
-    assert _reusable_buffer(pool, 6, np.float32) is pool[0]
+    assert _bucket_buffer(pool, layout) is pool[0]
+
+
+def test_a_member_view_still_referred_to_keeps_its_buffer_out_of_reuse():
+    """The bucket's buffer hands out the same member views every step; one that someone keeps (the executor's
+    slots until the run ends, or a caller) must not be overwritten by the next step's pack."""
+    from paddle_exec.executor.passes.collective import _bucket_buffer, _Layout
+    pool = []
+    layout = _Layout([np.zeros((2, 3), np.float32), np.zeros(3, np.float32)])
+    entry = _bucket_buffer(pool, layout)
+    assert [v.shape for v in entry.views] == [(2, 3), (3,)]
+    assert all(v.base is entry.array for v in entry.views)
+    assert _bucket_buffer(pool, layout) is entry     # nothing refers to it: reused
+    kept = entry.views[1]
+    assert _bucket_buffer(pool, layout) is not entry
+    del kept
+    assert _bucket_buffer(pool, layout) is entry
+    other = _Layout([np.zeros(9, np.float32)])
+    assert _bucket_buffer(pool, other) is not entry   # another layout: another buffer
 
 
 def test_places_then_processes():

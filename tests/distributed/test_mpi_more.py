@@ -16,7 +16,8 @@ def cases():
     return job([MPIEXEC, '-n', '2', sys.executable, os.path.join(HERE, 'mpi_more_cases.py')])
 
 
-@pytest.mark.parametrize('name', ['parts', 'p2p', 'groups', 'objects', 'gloo_checkpoint', 'hybrid', 'transpiler'])
+@pytest.mark.parametrize('name', ['parts', 'p2p', 'groups', 'objects', 'gloo_checkpoint', 'hybrid', 'transpiler',
+                                  'queue'])
 def test_two_trainers(cases, name):
     rc, out, _ = cases
     assert rc == 0, out

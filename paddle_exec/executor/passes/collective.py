@@ -17,10 +17,12 @@ collectives is planned the same way on one place.
 3. Two nodes per bucket, spanning the places: `bucket_start` stands after the bucket's last reduce point: it sums
    each gradient over the places, packs the bucket into one buffer and hands it to the process group's
    communication thread (`allreduce_async`), then returns; backward goes on. (A bucket with no op between its
-   two nodes is not handed over: the waiter reduces it, saving two thread hand-offs.) `bucket_wait` stands before the
-   first op that touches one of the bucket's gradients (the optimizer, usually): it waits for the buffer and
-   unpacks it into every place's gradients. It also waits for every op placed between the two, so a parallel
-   policy never parks a thread on it early.
+   two nodes is not handed over: it is reduced at once on the executing thread, `allreduce_now`, with no queue
+   entry or thread hand-off.) `bucket_wait` stands before the first op that touches one of the bucket's gradients
+   (the optimizer, usually): it waits for the buffer and hands out views of it as every place's gradients. It
+   also waits for every op placed between the two, so a parallel policy never parks a thread on it early.
+   The buffer is reused from step to step (MPI is slow on fresh pages) with its member views made once; the pack
+   is the one copy of the gradients, where a bare MPI_Allreduce(send, recv) copies inside MPI.
 4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
    cross-process node (bucket starts and the program's other collectives) depends on the one before it.
 
@@ -93,7 +95,7 @@ class Bucket:
         self.names: list[str] = []
         self.nbytes = 0
         self.dtype = None
-        self.overlap = True         # ops run between its start and its wait (else the waiter does the reducing)
+        self.overlap = True         # ops run between its start and its wait (else it is reduced at its start)
 
     @property
     def handle(self) -> str:
@@ -226,53 +228,136 @@ def _local_reduce(values: list, op: str, name: str):
     return total
 
 
-def _reusable_buffer(pool: list, size: int, dtype) -> np.ndarray:
-    """A buffer of the bucket's: one of the pool that nothing else refers to any more (last step's gradients, views
-    into it, are gone once the optimizer has run), else a new one. Reusing it matters: MPI is many times slower on
+class _Layout:
+    """Where a dense bucket's members lie in its buffer: the buffer's dtype and size, and per member (start, stop,
+    shape, dtype). Made once per set of member shapes, so a step packs with one call and unpacks into views."""
+
+    __slots__ = ('dtype', 'size', 'pieces', 'casts')
+
+    def __init__(self, arrays: list):
+        self.dtype = np.result_type(*arrays)
+        pieces, off = [], 0
+        for a in arrays:
+            pieces.append((off, off + a.size, a.shape, a.dtype))
+            off += a.size
+        self.size = off
+        self.pieces = tuple(pieces)
+        self.casts = any(a.dtype != self.dtype for a in arrays)
+
+    def unpack(self, buf: np.ndarray) -> list:
+        """The members as views of `buf` (copies in their own dtype where it differs from the buffer's)."""
+        if not self.casts:
+            return [buf[start:stop].reshape(shape) for start, stop, shape, _ in self.pieces]
+        return [buf[start:stop].reshape(shape).astype(dtype, copy=False)
+                for start, stop, shape, dtype in self.pieces]
+
+
+class _BucketBuffer:
+    """A bucket's buffer and the views of its members into it (made once: handing out views costs more Python
+    than the all-reduce's own call). Free for the next step when nothing outside refers to the buffer or to a
+    view: the executor's slots drop them when the run ends, while a view that someone keeps (or an array made
+    from one) keeps the buffer out of reuse."""
+
+    __slots__ = ('array', 'views', 'layout')
+
+    def __init__(self, layout: _Layout):
+        self.layout = layout
+        self.array = np.empty(layout.size, dtype=layout.dtype)
+        self.views = tuple(layout.unpack(self.array)) if not layout.casts else None
+
+    def free(self) -> bool:
+        # references while nobody else has any: `array` from this entry, one per view's base and the call's
+        # argument; each view from `views` and the call's argument (and the loop's name)
+        if self.views is None:
+            return sys.getrefcount(self.array) == 2
+        if sys.getrefcount(self.array) != 2 + len(self.views):
+            return False
+        for v in self.views:
+            if sys.getrefcount(v) != 3:
+                return False
+        return True
+
+
+def _bucket_buffer(pool: list, layout: _Layout) -> _BucketBuffer:
+    """A free buffer of the bucket's for `layout`, else a new one. Reusing it matters: MPI is many times slower on
     memory it has not touched before (fresh pages), and a fetched gradient keeps its buffer out of reuse."""
-    for buf in pool:
-        if sys.getrefcount(buf) == 3 and buf.size == size and buf.dtype == dtype:    # the pool, `buf`, the call
-            return buf
-    buf = np.empty(size, dtype=dtype)
-    pool.append(buf)
+    for entry in pool:
+        if entry.layout is layout and entry.free():
+            return entry
+    entry = _BucketBuffer(layout)
+    pool.append(entry)
     if len(pool) > _POOL_SIZE:
         pool.pop(0)
-    return buf
+    return entry
+
+
+def _check_values(per_member: list, names: list) -> None:
+    for k, vals in enumerate(per_member):
+        for p, v in enumerate(vals):
+            if v is None:
+                raise RuntimeError("The gradient '%s' has no value on place %d when it is reduced: the op that "
+                                   "computes it did not run there" % (names[k], p))
 
 
 def _bucket_start_kernel(bucket: Bucket, n_places: int):
+    """Sums each gradient over the places, packs the bucket into one reused buffer and starts its all-reduce.
+
+    The one-place dense bucket (every trainer with a plain Executor) is the hot path: a layout known from an earlier
+    step (the same member shapes) packs with one concatenate into the buffer, with no other per-member Python; the
+    all-reduce runs in place in that buffer, and the wait hands out views of it. Its one copy stands for the copy a
+    bare `Allreduce(send, recv)` makes inside MPI from the send buffer to the receive buffer."""
     names, m = bucket.names, len(bucket.names)
     pool: list = []
+    layouts: dict = {}          # ((shape, dtype) of each member) -> _Layout
+
+    def sparse(group, per_member: list):
+        totals = [_local_reduce(vals, 'sum', names[k]) for k, vals in enumerate(per_member)]
+        overlap = bucket.overlap
+        works = [(group.allgather_async(np.ascontiguousarray(t.rows, dtype=np.int64), overlap),
+                  group.allgather_async(np.ascontiguousarray(t.values), overlap), t.height) for t in totals]
+        return (('sparse', works),)
+
+    def launch(group, entry: _BucketBuffer):
+        array = entry.array
+        if not bucket.overlap and entry.views is not None:
+            now = getattr(group, 'allreduce_now', None)         # the least Python between the pack and MPI
+            if now is not None and now(array):
+                return (('reduced', entry),)
+        return (('dense', group.allreduce_async(array, 'sum', inplace=True, overlap=bucket.overlap), entry),)
 
     def run(values):
         group = get_group(0)
+        layout = None
+        if not bucket.sparse:
+            try:
+                layout = layouts.get(tuple([(v.shape, v.dtype) for v in values[:m]]))
+            except AttributeError:              # None (not computed on place 0) or not an array: checked below
+                layout = None
+        if layout is not None and n_places == 1:
+            entry = _bucket_buffer(pool, layout)
+            np.concatenate(values, axis=None, out=entry.array)          # the pack: one C loop of copies
+            return launch(group, entry)
         per_member = [[values[p * m + k] for p in range(n_places)] for k in range(m)]
-        for k, vals in enumerate(per_member):
-            for p, v in enumerate(vals):
-                if v is None:
-                    raise RuntimeError("The gradient '%s' has no value on place %d when it is reduced: the op that "
-                                       "computes it did not run there" % (names[k], p))
+        _check_values(per_member, names)
         if bucket.sparse or any(isinstance(vals[0], SelectedRows) for vals in per_member):
-            totals = [_local_reduce(vals, 'sum', names[k]) for k, vals in enumerate(per_member)]
-            overlap = bucket.overlap
-            works = [(group.allgather_async(np.ascontiguousarray(t.rows, dtype=np.int64), overlap),
-                      group.allgather_async(np.ascontiguousarray(t.values), overlap), t.height) for t in totals]
-            return (('sparse', works),)
+            return sparse(group, per_member)
         firsts = [np.asarray(vals[0]) for vals in per_member]
-        layout = [(a.shape, a.dtype, a.size) for a in firsts]
-        dtype = np.result_type(*firsts)
-        buf = _reusable_buffer(pool, sum(a.size for a in firsts), dtype)
+        if layout is None:
+            layout = _Layout(firsts)
+            if all(type(v) is np.ndarray for v in values[:m]):
+                layouts[tuple([(a.shape, a.dtype) for a in firsts])] = layout
+        entry = _bucket_buffer(pool, layout)
+        buf = entry.array
         if n_places == 1:
-            np.concatenate([a.reshape(-1) for a in firsts], out=buf)     # one C loop of copies
+            np.concatenate(firsts, axis=None, out=buf)
         else:
-            off = 0
-            for vals, a in zip(per_member, firsts):     # packed, summed over the places in place order on the way
-                target = buf[off:off + a.size].reshape(a.shape)
-                np.copyto(target, a)
+            for vals, (start, stop, shape, _) in zip(per_member, layout.pieces):
+                target = buf[start:stop].reshape(shape)     # packed, summed over the places in place order
+                np.copyto(target, vals[0])
                 for v in vals[1:]:
                     target += v
-                off += a.size
-        return (('dense', group.allreduce_async(buf, 'sum', inplace=True, overlap=bucket.overlap), layout),)
+        del buf
+        return launch(group, entry)
     return run
 
 
@@ -280,15 +365,20 @@ def _bucket_wait_kernel(bucket: Bucket, n_places: int, copies: frozenset):
     names = bucket.names
 
     def run(handle):
-        if handle[0] == 'sparse':
+        if handle[0] == 'reduced' and n_places == 1:
+            return (handle[1].views,)
+        if handle[0] == 'reduced':
+            outs = handle[1].views
+        elif handle[0] == 'sparse':
             outs = [SelectedRows(np.concatenate(rows.wait()), np.concatenate(vals.wait()), height)
                     for rows, vals, height in handle[1]]
         else:
-            buf, outs, off = handle[1].wait(), [], 0
-            for shape, dtype, size in handle[2]:
-                piece = buf[off:off + size].reshape(shape)
-                outs.append(piece if piece.dtype == dtype else piece.astype(dtype))
-                off += size
+            entry = handle[2]
+            buf = handle[1].wait()
+            outs = entry.views if entry.views is not None and buf is entry.array else entry.layout.unpack(buf)
+            del buf
+        if n_places == 1:
+            return (outs,)
         per_place = list(outs)
         for p in range(1, n_places):
             per_place.extend(o.copy() if names[k] in copies and isinstance(o, np.ndarray) else o
