@@ -35,6 +35,8 @@ c = alpha * op(a) @ op(b) + beta * c.
 from __future__ import annotations
 
 import ctypes
+import os
+import sys
 import threading
 
 import numpy as np
@@ -139,12 +141,21 @@ def gemm(fns, trans_a, trans_b, alpha, a, b, beta, c):
         _cblas_gemm_32(code, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc)
 
 
+def _numpy_first(paths: list[str]) -> list[str]:
+    """numpy's own BLAS first: other libraries may be loaded before it in the process's list (SciPy wheels bring
+    their own OpenBLAS, with its own threads)."""
+    here = os.path.dirname(os.path.dirname(np.__file__))
+    ours = [p for p in paths if os.path.basename(os.path.dirname(p)) in ('numpy.libs', '.dylibs')
+            and os.path.dirname(os.path.dirname(p)) == here]
+    return ours + [p for p in paths if p not in ours]
+
+
 def _library_paths() -> list[str]:
     try:
         from threadpoolctl import threadpool_info
     except ImportError:          # threadpoolctl is a dependency; without it the loops run
         return []
-    return [info['filepath'] for info in threadpool_info() if info.get('user_api') == 'blas']
+    return _numpy_first([info['filepath'] for info in threadpool_info() if info.get('user_api') == 'blas'])
 
 
 def _find(kind: str) -> tuple[int, int]:
@@ -205,10 +216,11 @@ def _direct(lc):
 
 
 def _controllers() -> list:
-    """Get/set of the thread count of each BLAS library loaded in this process (none without threadpoolctl)."""
+    """(path, get/set of its thread count) of each BLAS library loaded in this process (none without
+    threadpoolctl)."""
     try:
         from threadpoolctl import ThreadpoolController
-        return [_direct(lc) for lc in ThreadpoolController().lib_controllers if lc.user_api == 'blas']
+        return [(lc.filepath, _direct(lc)) for lc in ThreadpoolController().lib_controllers if lc.user_api == 'blas']
     except Exception:  # noqa: BLE001 - no threadpoolctl, or a library it cannot drive: BLAS is left alone
         return []
 
@@ -219,26 +231,40 @@ class BlasThreads:
     `hold(n)` is a context manager; while holds are in force each library runs on min(held limits, its own
     setting when the first hold began) threads, and its own setting comes back when the last hold ends. Holds
     nest and overlap from any number of threads (a lock orders them); setting a library's count costs ~2 us.
+    A library loaded later (SciPy's OpenBLAS, imported by an op on its first run) joins at the next hold: the
+    list of libraries is read again whenever the set of imported modules has grown (one len() per hold).
     """
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._libs: list | None = None
+        self._libs: list = []            # [path, controller, its own setting while holds are in force, or None]
+        self._modules_seen = -1
         self._holds: list[int] = []
-        self._saved: list = []
         self._applied: int | None = None
 
-    def _blas_libs(self) -> list:
-        if self._libs is None:
-            self._libs = _controllers()
-        return self._libs
+    def _refresh(self) -> None:
+        seen = len(sys.modules)
+        if seen == self._modules_seen:
+            return
+        self._modules_seen = seen
+        known = {entry[0] for entry in self._libs}
+        for path, lc in _controllers():
+            if path in known:
+                continue
+            entry = [path, lc, None]
+            self._libs.append(entry)
+            if self._holds:
+                entry[2] = lc.get_num_threads()
+                if entry[2] is not None and self._applied is not None:
+                    lc.set_num_threads(min(self._applied, entry[2]))
 
     def acquire(self, n: int) -> None:
         n = max(1, int(n))
         with self._lock:
+            self._refresh()
             if not self._holds:
-                libs = self._blas_libs()
-                self._saved = [lc.get_num_threads() for lc in libs]
+                for entry in self._libs:
+                    entry[2] = entry[1].get_num_threads()
                 self._applied = None
             self._holds.append(n)
             self._apply(min(self._holds))
@@ -250,15 +276,16 @@ class BlasThreads:
             if self._holds:
                 self._apply(min(self._holds))
                 return
-            for lc, saved in zip(self._libs or (), self._saved):
-                if saved is not None:
-                    lc.set_num_threads(saved)
+            for entry in self._libs:
+                if entry[2] is not None:
+                    entry[1].set_num_threads(entry[2])
+                entry[2] = None
             self._applied = None
 
     def _apply(self, limit: int) -> None:
         if limit == self._applied:
             return
-        for lc, saved in zip(self._libs or (), self._saved):
+        for _, lc, saved in self._libs:
             if saved is not None:
                 lc.set_num_threads(min(limit, saved))
         self._applied = limit
@@ -267,6 +294,12 @@ class BlasThreads:
         """The limits held now (for tests and reports)."""
         with self._lock:
             return tuple(self._holds)
+
+    def libraries(self) -> list[str]:
+        """The paths of the libraries the holds set (for tests and reports)."""
+        with self._lock:
+            self._refresh()
+            return [entry[0] for entry in self._libs]
 
     def hold(self, n: int) -> '_Hold':
         return _Hold(self, n)

@@ -5,6 +5,10 @@ The BLAS thread count is read from inside a run by a py_func op, through the lib
 sets; threadpoolctl's controller of OpenBLAS would ignore limits set from a second thread)."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -15,7 +19,8 @@ import paddle_exec.fluid as fluid
 from paddle_exec.framework import unique_name
 from paddle_exec.kernels.blas import BLAS_THREADS, BlasThreads, _controllers, limited_threads, one_thread
 
-CONTROLLERS = _controllers()
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONTROLLERS = [lc for _, lc in _controllers()]
 pytestmark = pytest.mark.skipif(not CONTROLLERS, reason='threadpoolctl finds no BLAS library')
 
 
@@ -145,3 +150,34 @@ def test_one_thread_inside_a_run_with_more_threads_comes_back_to_the_runs(two_bl
         with one_thread():
             assert blas_threads() == 1
         assert blas_threads() == 2
+
+
+LATE_LIBRARY = """
+import json, numpy, threadpoolctl
+from paddle_exec.kernels.blas import BLAS_THREADS, blas_functions, _find
+def counts():
+    return sorted(i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas')
+numpy_bits = _find('sgemm')[1]           # numpy's BLAS alone is loaded yet
+with BLAS_THREADS.hold(1):
+    pass
+import scipy.linalg                       # SciPy's wheel brings its own OpenBLAS, loaded only now
+with BLAS_THREADS.hold(1):
+    inside = counts()
+print(json.dumps({'inside': inside, 'after': counts(), 'numpy_bits': numpy_bits,
+                  'gemm_bits': int(blas_functions()[2])}))
+"""
+
+
+def test_a_blas_library_loaded_after_the_first_hold_is_held_too_and_gemm_keeps_numpys():
+    """SciPy's OpenBLAS, loaded by some op's first run, comes first in the process's list of libraries: every hold
+    must set it too (its products would otherwise run on 2 threads, whose spinning workers slowed dynamic_lstm 7x),
+    and the recurrent kernels' products must still go to numpy's library."""
+    pytest.importorskip('scipy.linalg')
+    env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS='2')
+    out = subprocess.run([sys.executable, '-c', LATE_LIBRARY], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    if len(got['inside']) < 2:
+        pytest.skip('SciPy shares numpy\'s BLAS here')
+    assert got['inside'] == [1] * len(got['inside']) and got['after'] == [2] * len(got['after'])
+    assert got['gemm_bits'] == got['numpy_bits']
