@@ -16,8 +16,8 @@ What the flags do here (EFFECTIVE):
     FLAGS_check_nan_inf        after every op, a NaN or Inf in a float output raises RuntimeError naming the op,
                                the output variable and the first bad index (instrument.py)
     FLAGS_check_nan_inf_level  accepted; every level checks and raises as level 0 does
-    FLAGS_paddle_num_threads   the BLAS threads of the thread that runs a run's ops (default 1, as Paddle's
-                               InitDevices sets its math library; policies/base.py `math_threads`)
+    FLAGS_paddle_num_threads   the BLAS threads while a run is in progress (default 1, as Paddle's InitDevices
+                               sets its math library; policies/base.py `math_threads`)
 Every other flag is accepted and kept, with no effect on this CPU executor (memory allocators, GPU, MKL-DNN, the
 parameter server, PIR, ...): docs/flags.md lists them. The values live with the instruments (instrument.py): the
 one process-wide state, as Paddle's flags are.
@@ -40,7 +40,7 @@ FLUID_API_FLAGS = FLAGS_1_8 - PRIVATE_1_8
 
 EFFECTIVE_FLAGS = {'check_nan_inf': 'raise on the first NaN or Inf an op writes',
                    'check_nan_inf_level': 'accepted; every level checks as level 0',
-                   'paddle_num_threads': 'the BLAS threads of the thread that runs the ops of a run'}
+                   'paddle_num_threads': 'the BLAS threads while a run is in progress'}
 
 _lock = threading.Lock()
 _values: dict = {}                  # flag name without FLAGS_ -> value; filled from the environment on first use

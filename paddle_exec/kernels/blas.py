@@ -3,7 +3,8 @@
 A recurrent kernel (kernels/lstm.py, gru.py) carries its state from one time step to the next; each step is a small
 matrix product followed by elementwise gate math. Running the whole recurrence in one numba call needs the products
 inside numba; numba's own `np.dot` would need SciPy. So this module finds the CBLAS `?gemm` of the BLAS library
-numpy is linked with (threadpoolctl lists the loaded libraries and their paths; numpy 2.x wheels bundle OpenBLAS
+numpy is linked with (threadpoolctl lists the loaded libraries and their paths, numpy's own taken first: SciPy's
+wheel, which numba imports, brings a second OpenBLAS that may be listed before it; numpy 2.x wheels bundle OpenBLAS
 as `scipy_cblas_sgemm64_`, others export `cblas_sgemm`) and hands its address to the kernels as a plain integer:
 
     fns = blas_functions()             # int64 array [sgemm address, dgemm address], zeros when none was found
@@ -14,8 +15,8 @@ lands at another address in the next process. The call goes through `_cblas_gemm
 the integer to a function pointer of CBLAS's row-major signature. Libraries whose symbol ends in `64_` take 64-bit
 integers (ILP64), the others 32-bit ones. Each address is checked once against numpy's product on a small matrix
 before it is used; an address that fails the check, or none at all, leaves 0, and `gemm` then runs its own loops
-(correct, slower). Like every kernel call, the BLAS call runs without the GIL; the executor's threadpoolctl limits
-(docs/architecture.md, Kernels) apply, as it is the same library.
+(correct, slower). Like every kernel call, the BLAS call runs without the GIL; the executor's thread holds
+(below, and docs/architecture.md, Kernels) apply, as it is the same library.
 
 Threads. The products of a recurrence are small (a step's rows times the hidden size) and come one after the
 other, hundreds per op call: splitting each over BLAS threads costs more in hand-overs than it gains, and on a
@@ -23,7 +24,8 @@ shared machine a busy-waiting BLAS thread can stall every step (measured: dynami
 OpenBLAS's 2 threads than with 1 on a loaded 2-core machine). `with one_thread(): ...` holds the products to one
 BLAS thread; `with limited_threads(n): ...` to n (the executor holds FLAGS_paddle_num_threads for every run,
 executor/policies/base.py `math_threads`). The hold is process-wide: OpenBLAS's pthreads build has no thread-local
-setting (its `openblas_set_num_threads_local` sets the global count), so `BLAS_THREADS` counts the holds in force,
+setting (its `openblas_set_num_threads_local` sets the global count), and threadpoolctl lets only the first thread
+that set a limit on it set one again, so `BLAS_THREADS` calls the library's own setter and counts the holds in force,
 keeps each library at the smallest limit held (never above its own setting), and gives the library its own setting
 back when the last hold ends. Products outside any hold (a user's numpy between runs) get the library's default.
 
