@@ -5,6 +5,8 @@
 Rows (models in benchmarks/lod_models.py):
   `ctr_dnn (batch 512)`   PaddleRec's CTR DNN with 26 lod_level=1 sparse slots pooled by sequence_pool
   `dynamic_lstm (64 sequences, mean length 50, hidden 128)`   dynamic_lstm training
+  `label_semantic_roles (10 sentences, hidden 512)`   the Paddle book's chapter 07 network (8 stacked dynamic_lstm,
+                          fc sums, linear_chain_crf, crf_decoding) training on sentences of 10..50 words
 Each is one training step per call on the plain Executor, paddle_exec (this process) against
 Paddle 1.8.5 (a child process on /work/pd18/bin/python, or $PADDLE18_PYTHON, serving `run N` requests from
 lod_models.py). Both sides start from the same parameters and are fed the same pre-made LoD batches; their first
@@ -31,6 +33,8 @@ CTR_BATCH, CTR_VOCAB = 512, 100000
 QUICK_BATCH, QUICK_VOCAB = 16, 1000
 LSTM_SEQUENCES, LSTM_HIDDEN = 64, 128
 QUICK_SEQUENCES, QUICK_HIDDEN = 4, 8
+SRL_SENTENCES, SRL_HIDDEN = 10, 512
+QUICK_SRL_SENTENCES, QUICK_SRL_HIDDEN = 2, 16
 
 
 class Paddle18Child:
@@ -101,13 +105,16 @@ def _fluid():
     return fluid
 
 
-@bench_group(GROUP, help='LoD models (CTR DNN with 26 sparse slots, dynamic_lstm training) against Paddle 1.8.5 '
-             'in a child process', default=False)
+@bench_group(GROUP, help='LoD models (CTR DNN with 26 sparse slots, dynamic_lstm training, the book\'s '
+             'label_semantic_roles) against Paddle 1.8.5 in a child process', default=False)
 def lod_rows(opts: BenchOptions) -> Iterable[Row]:
     batch, vocab = (QUICK_BATCH, QUICK_VOCAB) if opts.quick else (CTR_BATCH, CTR_VOCAB)
     seqs, hidden = (QUICK_SEQUENCES, QUICK_HIDDEN) if opts.quick else (LSTM_SEQUENCES, LSTM_HIDDEN)
+    sentences, srl_hidden = (QUICK_SRL_SENTENCES, QUICK_SRL_HIDDEN) if opts.quick else (SRL_SENTENCES, SRL_HIDDEN)
     rows = [('ctr_dnn (batch %d)' % batch, 'ctr_dnn', batch, vocab),
-            ('dynamic_lstm (%d sequences, mean length 50, hidden %d)' % (seqs, hidden), 'lstm', seqs, hidden)]
+            ('dynamic_lstm (%d sequences, mean length 50, hidden %d)' % (seqs, hidden), 'lstm', seqs, hidden),
+            ('label_semantic_roles (%d sentences, hidden %d)' % (sentences, srl_hidden), 'srl', sentences,
+             srl_hidden)]
     for name, model, n, size in rows:
         if not os.path.exists(PADDLE18):
             yield Row(GROUP, name, 'paddle_exec', 'Paddle 1.8.5', skipped='Paddle 1.8.5 not found at %s (set '

@@ -8,10 +8,13 @@ ctr_dnn   PaddleRec's CTR DNN (models/rank/dnn): 26 sparse slots, each a lod_lev
 lstm      dynamic_lstm training: a batch of lod_level=1 sequences of 128-wide float features (lengths drawn from
           25..75, mean 50), fc to 4 x hidden, dynamic_lstm (peepholes), the last step of each sequence, a softmax
           over 2 classes, cross_entropy averaged, SGD.
+srl       the Paddle book's label_semantic_roles (chapter 07): 8 embeddings summed through fc+tanh, 8 stacked
+          dynamic_lstm (alternating direction, relu candidate, sigmoid gates and cell) joined by fc sums, a
+          linear_chain_crf loss and crf_decoding; batches of 10 sentences of 10..50 words.
 
 `build_run(fluid, model, batch, size)` returns a ModelRun: the programs, the executor, a few pre-made feeds
 (LoDTensors), and `step()`, one training step on the next feed; `size` is the vocabulary (ctr_dnn) or the hidden
-size (lstm). Run as a script (`lod_models.py MODEL BATCH SIZE`) it serves bench_lod.py: it builds the model, then
+size (lstm, srl). Run as a script (`lod_models.py MODEL BATCH SIZE`) it serves bench_lod.py: it builds the model, then
 answers lines on stdin, `run N` with the seconds N steps took, until `quit`.
 """
 import json
@@ -94,7 +97,64 @@ def lstm_feeds(fluid, batch, hidden, n_feeds=4, seed=0):
     return feeds
 
 
-MODELS = {'ctr_dnn': (ctr_dnn, ctr_feeds), 'lstm': (lstm_net, lstm_feeds)}
+# label_semantic_roles: the Paddle book's chapter 07 network (db_lstm) with conll05's dictionary sizes
+SRL_WORDS, SRL_VERBS, SRL_LABELS, SRL_WORD_DIM, SRL_MARK_DIM, SRL_DEPTH = 44068, 3162, 59, 32, 5, 8
+SRL_SLOTS = ('word_data', 'ctx_n2_data', 'ctx_n1_data', 'ctx_0_data', 'ctx_p1_data', 'ctx_p2_data', 'verb_data',
+             'mark_data')
+
+
+def srl_net(fluid, hidden):
+    """The book's db_lstm and its CRF loss (07.label_semantic_roles/train.py), hidden 512 there."""
+    L = fluid.layers
+    ids = {name: fluid.data(name=name, shape=[None, 1], dtype='int64', lod_level=1) for name in SRL_SLOTS}
+    target = L.data(name='target', shape=[1], dtype='int64', lod_level=1)
+    emb_layers = [fluid.embedding(input=ids[name], size=[SRL_WORDS, SRL_WORD_DIM], dtype='float32',
+                                  param_attr=fluid.ParamAttr(name='emb', trainable=False))
+                  for name in SRL_SLOTS[:6]]
+    emb_layers.append(fluid.embedding(input=ids['verb_data'], size=[SRL_VERBS, SRL_WORD_DIM], dtype='float32',
+                                      is_sparse=True, param_attr='vemb'))
+    emb_layers.append(fluid.embedding(input=ids['mark_data'], size=[2, SRL_MARK_DIM], dtype='float32',
+                                      is_sparse=True))
+    hidden_0 = L.sums(input=[L.fc(input=emb, size=hidden, act='tanh') for emb in emb_layers])
+    lstm_0 = L.dynamic_lstm(input=hidden_0, size=hidden, candidate_activation='relu', gate_activation='sigmoid',
+                            cell_activation='sigmoid')
+    input_tmp = [hidden_0, lstm_0]
+    for i in range(1, SRL_DEPTH):
+        mix_hidden = L.sums(input=[L.fc(input=input_tmp[0], size=hidden, act='tanh'),
+                                   L.fc(input=input_tmp[1], size=hidden, act='tanh')])
+        lstm = L.dynamic_lstm(input=mix_hidden, size=hidden, candidate_activation='relu', gate_activation='sigmoid',
+                              cell_activation='sigmoid', is_reverse=((i % 2) == 1))
+        input_tmp = [mix_hidden, lstm]
+    feature_out = L.sums(input=[L.fc(input=input_tmp[0], size=SRL_LABELS, act='tanh'),
+                                L.fc(input=input_tmp[1], size=SRL_LABELS, act='tanh')])
+    crf_cost = L.linear_chain_crf(input=feature_out, label=target,
+                                  param_attr=fluid.ParamAttr(name='crfw', learning_rate=1e-3))
+    avg_cost = L.mean(crf_cost)
+    fluid.optimizer.SGD(learning_rate=L.exponential_decay(learning_rate=0.01, decay_steps=100000, decay_rate=0.5,
+                                                          staircase=True)).minimize(avg_cost)
+    L.crf_decoding(input=feature_out, param_attr=fluid.ParamAttr(name='crfw'))
+    return avg_cost
+
+
+def srl_feeds(fluid, batch, hidden, n_feeds=4, seed=0):
+    """Sentences of 10..50 words (conll05's mean is near 30), one predicate each, as the book's reader gives."""
+    rng = np.random.RandomState(seed)
+    place = fluid.CPUPlace()
+    feeds = []
+    for _ in range(n_feeds):
+        lengths = rng.randint(10, 51, batch).tolist()
+        rows = sum(lengths)
+        feed = {}
+        for name in SRL_SLOTS:
+            high = {'verb_data': SRL_VERBS, 'mark_data': 2}.get(name, SRL_WORDS)
+            feed[name] = fluid.create_lod_tensor(rng.randint(0, high, (rows, 1)).astype('int64'), [lengths], place)
+        feed['target'] = fluid.create_lod_tensor(rng.randint(0, SRL_LABELS, (rows, 1)).astype('int64'), [lengths],
+                                                 place)
+        feeds.append(feed)
+    return feeds
+
+
+MODELS = {'ctr_dnn': (ctr_dnn, ctr_feeds), 'lstm': (lstm_net, lstm_feeds), 'srl': (srl_net, srl_feeds)}
 
 
 class ModelRun:

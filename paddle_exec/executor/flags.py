@@ -16,6 +16,8 @@ What the flags do here (EFFECTIVE):
     FLAGS_check_nan_inf        after every op, a NaN or Inf in a float output raises RuntimeError naming the op,
                                the output variable and the first bad index (instrument.py)
     FLAGS_check_nan_inf_level  accepted; every level checks and raises as level 0 does
+    FLAGS_paddle_num_threads   the BLAS threads while a run is in progress (default 1, as Paddle's InitDevices
+                               sets its math library; policies/base.py `math_threads`)
 Every other flag is accepted and kept, with no effect on this CPU executor (memory allocators, GPU, MKL-DNN, the
 parameter server, PIR, ...): docs/flags.md lists them. The values live with the instruments (instrument.py): the
 one process-wide state, as Paddle's flags are.
@@ -27,6 +29,7 @@ import threading
 from .config import read_environment
 from .flag_table import FLAGS_1_8, ONLY_1_8, PADDLE_FLAGS, PRIVATE_1_8, PRIVATE_2_6
 from .instrument import INSTRUMENTS
+from .policies.base import MATH_THREADS
 
 __all__ = ['set_flags', 'get_flags', 'fluid_set_flags', 'fluid_get_flags', 'load_flags', 'EFFECTIVE_FLAGS',
            'FLAGS_1_8', 'FLUID_API_FLAGS', 'PADDLE_API_FLAGS']
@@ -36,7 +39,8 @@ PADDLE_API_FLAGS = frozenset(PADDLE_FLAGS) - ONLY_1_8 - PRIVATE_2_6
 FLUID_API_FLAGS = FLAGS_1_8 - PRIVATE_1_8
 
 EFFECTIVE_FLAGS = {'check_nan_inf': 'raise on the first NaN or Inf an op writes',
-                   'check_nan_inf_level': 'accepted; every level checks as level 0'}
+                   'check_nan_inf_level': 'accepted; every level checks as level 0',
+                   'paddle_num_threads': 'the BLAS threads while a run is in progress'}
 
 _lock = threading.Lock()
 _values: dict = {}                  # flag name without FLAGS_ -> value; filled from the environment on first use
@@ -79,8 +83,14 @@ def _loaded() -> dict:
                     if raw is not None:
                         values[name] = _convert(name, raw, default)
                 _values.update(values)
-                INSTRUMENTS.check_nan_inf = bool(values['check_nan_inf'])
+                _apply(values)
     return _values
+
+
+def _apply(values: dict) -> None:
+    """The flags that act, handed to what reads them during a run."""
+    INSTRUMENTS.check_nan_inf = bool(values['check_nan_inf'])
+    MATH_THREADS.n = max(1, int(values['paddle_num_threads']))      # Paddle's SetNumThreads: below 1 means 1
 
 
 def _known(name, verb: str, allowed: frozenset) -> str:
@@ -102,7 +112,7 @@ def _set(flags: dict, allowed: frozenset) -> None:
         converted[short] = _convert(short, value, PADDLE_FLAGS[short])
     with _lock:
         values.update(converted)
-        INSTRUMENTS.check_nan_inf = bool(values['check_nan_inf'])
+        _apply(values)
 
 
 def _get(flags, allowed: frozenset) -> dict:

@@ -3,7 +3,8 @@
 A recurrent kernel (kernels/lstm.py, gru.py) carries its state from one time step to the next; each step is a small
 matrix product followed by elementwise gate math. Running the whole recurrence in one numba call needs the products
 inside numba; numba's own `np.dot` would need SciPy. So this module finds the CBLAS `?gemm` of the BLAS library
-numpy is linked with (threadpoolctl lists the loaded libraries and their paths; numpy 2.x wheels bundle OpenBLAS
+numpy is linked with (threadpoolctl lists the loaded libraries and their paths, numpy's own taken first: SciPy's
+wheel, which numba imports, brings a second OpenBLAS that may be listed before it; numpy 2.x wheels bundle OpenBLAS
 as `scipy_cblas_sgemm64_`, others export `cblas_sgemm`) and hands its address to the kernels as a plain integer:
 
     fns = blas_functions()             # int64 array [sgemm address, dgemm address], zeros when none was found
@@ -14,15 +15,19 @@ lands at another address in the next process. The call goes through `_cblas_gemm
 the integer to a function pointer of CBLAS's row-major signature. Libraries whose symbol ends in `64_` take 64-bit
 integers (ILP64), the others 32-bit ones. Each address is checked once against numpy's product on a small matrix
 before it is used; an address that fails the check, or none at all, leaves 0, and `gemm` then runs its own loops
-(correct, slower). Like every kernel call, the BLAS call runs without the GIL; the executor's threadpoolctl limits
-(docs/architecture.md, Kernels) apply, as it is the same library.
+(correct, slower). Like every kernel call, the BLAS call runs without the GIL; the executor's thread holds
+(below, and docs/architecture.md, Kernels) apply, as it is the same library.
 
 Threads. The products of a recurrence are small (a step's rows times the hidden size) and come one after the
 other, hundreds per op call: splitting each over BLAS threads costs more in hand-overs than it gains, and on a
 shared machine a busy-waiting BLAS thread can stall every step (measured: dynamic_lstm training 3x slower with
-OpenBLAS's 2 threads than with 1 on a loaded 2-core machine). `with one_thread(): ...` runs the products of the
-calling thread on one BLAS thread, through the library's thread-local setting (`openblas_set_num_threads_local`,
-MKL's `MKL_Set_Num_Threads_Local`); other threads are not affected. Without such a function it changes nothing.
+OpenBLAS's 2 threads than with 1 on a loaded 2-core machine). `with one_thread(): ...` holds the products to one
+BLAS thread; `with limited_threads(n): ...` to n (the executor holds FLAGS_paddle_num_threads for every run,
+executor/policies/base.py `math_threads`). The hold is process-wide: OpenBLAS's pthreads build has no thread-local
+setting (its `openblas_set_num_threads_local` sets the global count), and threadpoolctl lets only the first thread
+that set a limit on it set one again, so `BLAS_THREADS` calls the library's own setter and counts the holds in force,
+keeps each library at the smallest limit held (never above its own setting), and gives the library its own setting
+back when the last hold ends. Products outside any hold (a user's numpy between runs) get the library's default.
 
 Arguments of `gemm(fns, trans_a, trans_b, alpha, a, b, beta, c)`: a, b, c are 2-D arrays of one float dtype
 (float32 uses fns[0], float64 fns[1]) whose rows are contiguous (unit stride along the last axis: a C-contiguous
@@ -32,6 +37,8 @@ c = alpha * op(a) @ op(b) + beta * c.
 from __future__ import annotations
 
 import ctypes
+import os
+import sys
 import threading
 
 import numpy as np
@@ -41,7 +48,7 @@ from numba.core.extending import intrinsic
 
 from .jit import kernel_jit
 
-__all__ = ['blas_functions', 'gemm', 'one_thread']
+__all__ = ['BLAS_THREADS', 'BlasThreads', 'blas_functions', 'gemm', 'limited_threads', 'one_thread']
 
 _jit = kernel_jit(error_model='numpy')
 
@@ -136,12 +143,21 @@ def gemm(fns, trans_a, trans_b, alpha, a, b, beta, c):
         _cblas_gemm_32(code, ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc)
 
 
+def _numpy_first(paths: list[str]) -> list[str]:
+    """numpy's own BLAS first: other libraries may be loaded before it in the process's list (SciPy wheels bring
+    their own OpenBLAS, with its own threads)."""
+    here = os.path.dirname(os.path.dirname(np.__file__))
+    ours = [p for p in paths if os.path.basename(os.path.dirname(p)) in ('numpy.libs', '.dylibs')
+            and os.path.dirname(os.path.dirname(p)) == here]
+    return ours + [p for p in paths if p not in ours]
+
+
 def _library_paths() -> list[str]:
     try:
         from threadpoolctl import threadpool_info
     except ImportError:          # threadpoolctl is a dependency; without it the loops run
         return []
-    return [info['filepath'] for info in threadpool_info() if info.get('user_api') == 'blas']
+    return _numpy_first([info['filepath'] for info in threadpool_info() if info.get('user_api') == 'blas'])
 
 
 def _find(kind: str) -> tuple[int, int]:
@@ -170,44 +186,153 @@ def _works(fns: np.ndarray, dtype) -> bool:
 
 _state: dict = {}
 _lock = threading.Lock()
-_LOCAL_THREADS = ('openblas_set_num_threads_local', 'scipy_openblas_set_num_threads_local', 'MKL_Set_Num_Threads_Local',
-                  'mkl_set_num_threads_local')
 
 
-def _local_threads_setter():
-    """The BLAS's thread-local `set threads` function (returns the previous setting), or None."""
-    if 'local' not in _state:
-        found = None
-        for path in _library_paths():
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
+class _OpenBLASThreads:
+    """OpenBLAS's own get/set of its thread count, called directly. threadpoolctl's controller of an OpenBLAS
+    without OpenMP lets only the first thread that set a limit set one again (others silently do nothing); the
+    executor sets limits from whichever thread runs, under its own lock (BlasThreads)."""
+    __slots__ = ('get_num_threads', 'set_num_threads')
+
+    def __init__(self, get_fn, set_fn):
+        get_fn.argtypes, get_fn.restype = [], ctypes.c_int
+        set_fn.argtypes, set_fn.restype = [ctypes.c_int], None
+        self.get_num_threads, self.set_num_threads = get_fn, set_fn
+
+
+def _direct(lc):
+    """`lc` itself, or for an OpenBLAS on its own threads (not OpenMP) its get/set functions called directly."""
+    if getattr(lc, 'internal_api', None) != 'openblas' or getattr(lc, 'threading_layer', None) == 'openmp':
+        return lc
+    try:
+        lib = ctypes.CDLL(lc.filepath)
+    except OSError:
+        return lc
+    for prefix in ('', 'scipy_'):
+        for suffix in ('', '64_', '_64'):
+            get_fn = getattr(lib, '%sopenblas_get_num_threads%s' % (prefix, suffix), None)
+            set_fn = getattr(lib, '%sopenblas_set_num_threads%s' % (prefix, suffix), None)
+            if get_fn is not None and set_fn is not None:
+                return _OpenBLASThreads(get_fn, set_fn)
+    return lc
+
+
+def _controllers() -> list:
+    """(path, get/set of its thread count) of each BLAS library loaded in this process (none without
+    threadpoolctl)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+        return [(lc.filepath, _direct(lc)) for lc in ThreadpoolController().lib_controllers if lc.user_api == 'blas']
+    except Exception:  # noqa: BLE001 - no threadpoolctl, or a library it cannot drive: BLAS is left alone
+        return []
+
+
+class BlasThreads:
+    """The process-wide hold on the BLAS libraries' thread count (see the module docstring).
+
+    `hold(n)` is a context manager; while holds are in force each library runs on min(held limits, its own
+    setting when the first hold began) threads, and its own setting comes back when the last hold ends. Holds
+    nest and overlap from any number of threads (a lock orders them); setting a library's count costs ~2 us.
+    A library loaded later (SciPy's OpenBLAS, imported by an op on its first run) joins at the next hold: the
+    list of libraries is read again whenever the set of imported modules has grown (one len() per hold).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._libs: list = []            # [path, controller, its own setting while holds are in force, or None]
+        self._modules_seen = -1
+        self._holds: list[int] = []
+        self._applied: int | None = None
+
+    def _refresh(self) -> None:
+        seen = len(sys.modules)
+        if seen == self._modules_seen:
+            return
+        self._modules_seen = seen
+        known = {entry[0] for entry in self._libs}
+        for path, lc in _controllers():
+            if path in known:
                 continue
-            for name in _LOCAL_THREADS:
-                fn = getattr(lib, name, None)
-                if fn is not None:
-                    fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
-                    found = fn
-                    break
-            if found is not None:
-                break
-        _state['local'] = found
-    return _state['local']
+            entry = [path, lc, None]
+            self._libs.append(entry)
+            if self._holds:
+                entry[2] = lc.get_num_threads()
+                if entry[2] is not None and self._applied is not None:
+                    lc.set_num_threads(min(self._applied, entry[2]))
+
+    def acquire(self, n: int) -> None:
+        n = max(1, int(n))
+        with self._lock:
+            self._refresh()
+            if not self._holds:
+                for entry in self._libs:
+                    entry[2] = entry[1].get_num_threads()
+                self._applied = None
+            self._holds.append(n)
+            self._apply(min(self._holds))
+
+    def release(self, n: int) -> None:
+        n = max(1, int(n))
+        with self._lock:
+            self._holds.remove(n)
+            if self._holds:
+                self._apply(min(self._holds))
+                return
+            for entry in self._libs:
+                if entry[2] is not None:
+                    entry[1].set_num_threads(entry[2])
+                entry[2] = None
+            self._applied = None
+
+    def _apply(self, limit: int) -> None:
+        if limit == self._applied:
+            return
+        for _, lc, saved in self._libs:
+            if saved is not None:
+                lc.set_num_threads(min(limit, saved))
+        self._applied = limit
+
+    def holding(self) -> tuple:
+        """The limits held now (for tests and reports)."""
+        with self._lock:
+            return tuple(self._holds)
+
+    def libraries(self) -> list[str]:
+        """The paths of the libraries the holds set (for tests and reports)."""
+        with self._lock:
+            self._refresh()
+            return [entry[0] for entry in self._libs]
+
+    def hold(self, n: int) -> '_Hold':
+        return _Hold(self, n)
 
 
-class one_thread:
-    """Context manager: the calling thread's BLAS products run on one thread (see the module docstring)."""
-    __slots__ = ('previous',)
+class _Hold:
+    __slots__ = ('budget', 'n')
+
+    def __init__(self, budget: BlasThreads, n: int):
+        self.budget, self.n = budget, n
 
     def __enter__(self):
-        setter = _local_threads_setter()
-        self.previous = setter(1) if setter is not None else None
+        self.budget.acquire(self.n)
         return self
 
     def __exit__(self, *exc):
-        if self.previous is not None:
-            _local_threads_setter()(self.previous)
+        self.budget.release(self.n)
         return False
+
+
+BLAS_THREADS = BlasThreads()
+
+
+def limited_threads(n: int) -> _Hold:
+    """Context manager: BLAS products run on at most `n` threads while it is held (process-wide, see above)."""
+    return BLAS_THREADS.hold(n)
+
+
+def one_thread() -> _Hold:
+    """Context manager: BLAS products run on one thread while it is held (the recurrent ops' products)."""
+    return BLAS_THREADS.hold(1)
 
 
 def blas_functions() -> np.ndarray:

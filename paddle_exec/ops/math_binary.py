@@ -347,7 +347,7 @@ def _dist_shape(ctx):
 def _p_norm(d, p: float):
     a = np.abs(d)
     if p == 0:
-        return np.count_nonzero(a).astype(np.float64)
+        return np.float64(np.count_nonzero(a))        # numpy < 2.3 returns a Python int here
     if p == np.inf:
         return a.max()
     if p == -np.inf:

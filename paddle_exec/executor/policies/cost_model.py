@@ -56,7 +56,7 @@ import weakref
 from typing import NamedTuple
 
 from ..config import DEFAULT_START_NODE_STATS_STEP, DEFAULT_STOP_NODE_STATS_STEP, stats_window
-from .base import op_failure
+from .base import math_threads, op_failure
 from .pool import WorkerPool
 from .threaded import ThreadedPolicy
 
@@ -302,7 +302,8 @@ def _worker_loop(tasks: queue.SimpleQueue) -> None:
         run = get()
         if run is None:
             return
-        _participate(run, None, False)
+        with math_threads():            # FLAGS_paddle_num_threads BLAS threads for this worker's ops (base.py)
+            _participate(run, None, False)
         run = None                      # a finished run's state is not kept alive by an idle worker
 
 
@@ -421,6 +422,10 @@ class CostModelPolicy:
         if self._native is not None:
             self._native.run(plan, values)
             return
+        with math_threads():            # FLAGS_paddle_num_threads BLAS threads for the caller's ops (base.py)
+            self._run(plan, values)
+
+    def _run(self, plan, values: list) -> None:
         with self._lock:
             number = self._runs
             self._runs += 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 
-from .base import run_in_order
+from .base import math_threads, run_in_order
 
 __all__ = ['InlinePolicy', 'run_order']
 
@@ -92,10 +92,9 @@ class InlinePolicy:
         if self._closed:
             raise RuntimeError('this executor was closed')
         entry = getattr(plan, 'inline_order', None)
-        if entry is not None and entry[0] is plan.nodes:
-            run_in_order(entry[1], values)
-        else:
-            run_in_order(self.order(plan), values)
+        order = entry[1] if entry is not None and entry[0] is plan.nodes else self.order(plan)
+        with math_threads():            # FLAGS_paddle_num_threads BLAS threads on this caller (base.py)
+            run_in_order(order, values)
 
     def close(self) -> None:
         """Later runs raise. There are no threads to stop; runs in progress finish."""

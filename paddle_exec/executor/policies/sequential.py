@@ -2,17 +2,19 @@
 
 Ready-queue rule: none needed; `plan.nodes` is a topological order. State: only the per-run `values` list, so
 concurrent callers with their own `values` never interfere. This is what the plain Executor does by default
-(RunConfig.policy None) and what BuildStrategy.enable_sequential_execution selects.
+(RunConfig.policy None) and what BuildStrategy.enable_sequential_execution selects. A run's BLAS products get
+FLAGS_paddle_num_threads threads (base.py, `math_threads`).
 """
 from __future__ import annotations
 
-from .base import run_in_order
+from .base import math_threads, run_in_order
 
 __all__ = ['SequentialPolicy', 'run_sequential']
 
 
 def run_sequential(plan, values: list) -> None:
-    run_in_order(plan.nodes, values)
+    with math_threads():
+        run_in_order(plan.nodes, values)
 
 
 class SequentialPolicy:
@@ -26,7 +28,8 @@ class SequentialPolicy:
 
     @staticmethod
     def run(plan, values: list) -> None:
-        run_in_order(plan.nodes, values)
+        with math_threads():
+            run_in_order(plan.nodes, values)
 
     @staticmethod
     def close() -> None:

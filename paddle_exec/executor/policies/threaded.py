@@ -22,7 +22,7 @@ State of one run (local to `run`, so concurrent runs of one policy never interfe
     done        this run's report queue: (node index, seconds taken or -1, exception or None)
     cancel      a one-item list read before a task starts: set after a failure so the run's unstarted tasks
                 are skipped (and still reported, so every hand-off is accounted for)
-    blas_limited whether the run holds the BLAS thread budget (it does while in_flight > 0, see below)
+    blas_limit  the BLAS threads the run holds while in_flight > 0 (0: none; see below)
 
 A task is a one-item list holding (step, values, node index, done, cancel). Whoever pops the item first runs it:
 a worker that dequeues it, or the caller stealing it back. `list.pop` is atomic, so a task runs exactly once
@@ -59,9 +59,9 @@ MALLOC_ARENA_MAX, which keeps the resident size flat over long training runs.
 
 BLAS threads. A matrix product on a BLAS with its own threads (OpenBLAS spins them after each call) next to ops
 on the pool oversubscribes the cores. While any run has handed-off nodes in flight, BLAS libraries are held to
-cores // min(num_threads, cores) threads each (docs/architecture.md, Kernels; threadpoolctl finds the libraries); the
-previous setting comes back when no run has work on the pool. Stretches of a run with nothing in flight (a
-chain of ops on the caller's thread) keep every BLAS thread, exactly as the sequential policy does.
+min(FLAGS_paddle_num_threads, cores // min(num_threads, cores)) threads each (docs/architecture.md, Kernels; the
+process-wide hold of kernels/blas.py, BLAS_THREADS); the run's hold ends when it has no work on the pool. The whole
+run holds FLAGS_paddle_num_threads, as the sequential policy's does (base.py).
 
 Failures. The first exception (on any thread) cancels the run: nothing new is dispatched, unstarted tasks are
 skipped, the caller waits until every handed-off task has reported, then raises the exception with the op and
@@ -72,56 +72,15 @@ from __future__ import annotations
 
 import os
 import queue
-import threading
 import time
 import weakref
 from collections import deque
 
-from .base import op_failure, run_in_order
+from ...kernels.blas import BLAS_THREADS
+from .base import MATH_THREADS, math_threads, op_failure, run_in_order
 from .pool import STOP, WorkerPool
 
 _STOP = STOP             # the queue item that tells a worker to exit
-
-
-class _BlasBudget:
-    """Process-wide: BLAS threads limited while at least one parallel run is in progress (reference counted)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._libs = None
-        self._active = 0
-        self._saved: list = []
-
-    def _blas_libs(self) -> list:
-        if self._libs is None:
-            try:
-                import threadpoolctl
-                self._libs = [lc for lc in threadpoolctl.ThreadpoolController().lib_controllers
-                              if lc.user_api == 'blas']
-            except Exception:         # no threadpoolctl, or a library it cannot drive: leave BLAS alone
-                self._libs = []
-        return self._libs
-
-    def enter(self, limit: int) -> None:
-        with self._lock:
-            self._active += 1
-            if self._active == 1:
-                libs = self._blas_libs()
-                self._saved = [lc.get_num_threads() for lc in libs]
-                for lc, n in zip(libs, self._saved):
-                    if n is not None and n > limit:
-                        lc.set_num_threads(limit)
-
-    def leave(self) -> None:
-        with self._lock:
-            self._active -= 1
-            if self._active == 0:
-                for lc, n in zip(self._libs or (), self._saved):
-                    if n is not None:
-                        lc.set_num_threads(n)
-
-
-_blas_budget = _BlasBudget()
 
 
 def _usable_cores() -> int:
@@ -198,6 +157,10 @@ class ThreadedPolicy:
     def run(self, plan, values: list) -> None:
         if self._workers.closed:
             raise RuntimeError('this executor was closed: its thread pool is gone')
+        with math_threads():            # the caller's products: FLAGS_paddle_num_threads BLAS threads (base.py)
+            self._run(plan, values)
+
+    def _run(self, plan, values: list) -> None:
         nodes = plan.nodes
         if self.num_threads <= 1 or len(nodes) < 2:
             run_in_order(nodes, values)
@@ -227,7 +190,7 @@ class ThreadedPolicy:
         tasks = None
         perf = time.perf_counter
         push = ready.append
-        blas_limited = False              # whether this run holds the BLAS thread budget (while in_flight > 0)
+        blas_limit = 0                    # the BLAS threads this run holds while in_flight > 0 (0: none)
         try:
             while True:
                 report = None
@@ -238,9 +201,9 @@ class ThreadedPolicy:
                         if nd.cost >= handoff_cost and (mine or ready):
                             if tasks is None:
                                 tasks = self._pool()
-                            if not blas_limited:
-                                _blas_budget.enter(self.blas_threads)
-                                blas_limited = True
+                            if not blas_limit:
+                                blas_limit = min(self.blas_threads, max(1, MATH_THREADS.n))
+                                BLAS_THREADS.acquire(blas_limit)
                             task = [(nd.step, values, i, done, cancel)]
                             tasks.put(task)
                             handed.append(task)
@@ -291,16 +254,16 @@ class ThreadedPolicy:
                         failed = (nd, exc)
                         cancel[0] = True
                     report = _poll(done) if in_flight else None
-                if blas_limited and not in_flight:
-                    _blas_budget.leave()
-                    blas_limited = False
+                if blas_limit and not in_flight:
+                    BLAS_THREADS.release(blas_limit)
+                    blas_limit = 0
         except BaseException:
             # interrupted while waiting (KeyboardInterrupt): the run's unstarted tasks are skipped by the workers
             cancel[0] = True
             raise
         finally:
-            if blas_limited:
-                _blas_budget.leave()
+            if blas_limit:
+                BLAS_THREADS.release(blas_limit)
         if failed is not None:
             node, exc = failed
             raise op_failure(node, exc) from exc
