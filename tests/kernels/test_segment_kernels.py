@@ -91,6 +91,29 @@ def test_binary_ops_and_gradients_are_the_per_op_kernels(xs, ys, axis, op, rng):
     assert gx.size == 0
 
 
+SPECIAL = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e38, 3.5])
+
+
+@pytest.mark.parametrize('xs', [(8, 64), (1, 256), (3, 2, 5), (2, 2, 3, 4)])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_the_bias_add_and_in_place_relu_fast_paths_are_the_per_op_kernels(xs, dtype, rng):
+    """binary's ADD of a vector along the last dimension (fc's bias) and forward_inplace's RELU have loops of
+    their own (the general ones run unvectorized there): same bits, special values included."""
+    x = rng.randn(*xs).astype(dtype)
+    x.reshape(-1)[:SPECIAL.size] = SPECIAL[:x.size]
+    y = rng.randn(xs[-1]).astype(dtype)
+    y[:2] = [np.nan, -0.0] if xs[-1] > 1 else y[:2]
+    for xv in (x, np.asfortranarray(x), x[..., ::-1][..., ::-1]):
+        same(SE.binary(xv, y, SE.ADD, -1), KE.elementwise_add_forward(x, y, -1))
+        same(SE.binary(xv, y, SE.ADD, len(xs) - 1), KE.elementwise_add_forward(x, y, -1))
+    want = KU.forward(KU.RELU, x, 0.0, 0.0, 0.0)
+    inplace = x.copy()
+    out = SA.forward_inplace(inplace, KU.RELU, 0.0, 0.0, 0.0)
+    same(out, want)
+    same(inplace, want)
+    assert not np.signbit(want[want == 0]).any()           # -0.0 and NaN become +0.0, as the opcode loop has it
+
+
 def test_binary_ops_refuse_shapes_that_do_not_broadcast(rng):
     x, y = rng.randn(4, 5).astype(F32), rng.randn(3).astype(F32)
     with pytest.raises(ValueError, match='Broadcast'):
