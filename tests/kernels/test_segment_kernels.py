@@ -48,6 +48,17 @@ def test_matmul_calls_the_same_blas_routine_in_both_tiers(m, k, n, ta, tb, rng):
         same(got, (a.T if ta else a) @ (b.T if tb else b))       # a matrix-vector product, as numpy's matmul
 
 
+def test_mul_takes_2d_operands_of_any_layout_as_rows(rng):
+    """A C-contiguous 2-D X goes to the product as it is, any other layout as a contiguous copy: same bits."""
+    x, y = rng.rand(8, 13).astype(F32), rng.rand(13, 6).astype(F32)
+    want = SB.mul_ref(x, y, 1, CODE)
+    np.testing.assert_allclose(want, x @ y, rtol=1e-5)
+    for xv in (x, np.asfortranarray(x), np.ascontiguousarray(x[::-1])[::-1], x[:, :][:, ::1]):
+        same(SB.mul(xv, y, 1, CODE), want)
+    x3 = np.stack([x, x[::-1]])
+    same(SB.mul(x3, y, 2, CODE)[0], want)
+
+
 def test_mul_and_its_gradient(rng):
     x, y = rng.rand(5, 4, 13).astype(F32), rng.rand(13, 3).astype(F32)
     same(SB.mul(x, y, 2, CODE), SB.mul_ref(x, y, 2, CODE))
