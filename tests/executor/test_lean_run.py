@@ -138,3 +138,33 @@ def test_training_by_recipe_writes_the_parameters_back_to_the_scope(mode):
     losses = [float(exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0]) for _ in range(5)]
     assert losses == sorted(losses, reverse=True) and losses[-1] < losses[0]
     assert not np.array_equal(before, np.array(scope.find_var('fc_0.w_0').get_tensor()))
+
+
+def test_a_segment_without_in_place_updates_has_no_progress_and_still_names_a_failing_op(monkeypatch):
+    """Only a segment that updates in place records the call in flight; any other is retried by the numpy tier on a
+    failure, which raises the op's own error (as with segments off)."""
+    from paddle_exec.executor.segment_node import SegmentNode
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        label = fluid.layers.data(name='label', shape=[1], dtype='int64')
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(fluid.layers.fc(x, 4), label))
+    good = {'x': X, 'label': np.array([[0], [1], [2], [3]], 'int64')}
+    bad = {'x': X, 'label': np.array([[0], [1], [9], [3]], 'int64')}
+    errors = {}
+    for mode in ('0', 'sync'):
+        monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+        scope = fluid.Scope()
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup, scope=scope)
+        exe.run(main, feed=good, fetch_list=[loss], scope=scope)
+        if mode == 'sync':
+            segments = [n.segment for n in exe.runner.plans.plans()[-1].nodes if isinstance(n, SegmentNode)]
+            assert segments and not any(s.tracked for s in segments)
+            assert all('progress' not in s.code.source for s in segments)
+            assert all(s.compiled is not None for s in segments)
+        with pytest.raises(ValueError) as err:
+            exe.run(main, feed=bad, fetch_list=[loss], scope=scope)
+        errors[mode] = str(err.value)
+    assert 'softmax_with_cross_entropy' in errors['sync'] and 'received label value 9' in errors['sync']
+    assert errors['sync'] == errors['0']

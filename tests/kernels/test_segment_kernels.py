@@ -125,6 +125,22 @@ def test_the_bias_add_and_in_place_relu_fast_paths_are_the_per_op_kernels(xs, dt
     assert not np.signbit(want[want == 0]).any()           # -0.0 and NaN become +0.0, as the opcode loop has it
 
 
+@pytest.mark.parametrize('xs, ys, axis', SHAPES)
+@pytest.mark.parametrize('op', range(6))
+def test_binary_inplace_is_binary_written_into_x_when_the_result_has_its_shape(xs, ys, axis, op, rng):
+    x = rng.randn(*xs).astype(F32)
+    y = (rng.randn(*ys) + (3 if op == SE.DIV else 0)).astype(F32)
+    want = FORWARD[op](x, y, axis)
+    buf = x.copy()
+    got = SE.binary_inplace(buf, y, op, axis)
+    same(got, want)
+    into_x = want.shape == x.shape and (xs == ys or (op == SE.ADD and len(ys) == 1 and ys[0] > 1
+                                                      and ys[0] == xs[-1]))
+    assert np.shares_memory(got, buf) == into_x
+    same(SE.binary_inplace(np.asfortranarray(x), y, op, axis), want)       # not C-contiguous: a new array
+    same(SE.binary_inplace(x.astype(np.float64), y, op, axis), FORWARD[op](x.astype(np.float64), y, axis))
+
+
 def test_binary_ops_refuse_shapes_that_do_not_broadcast(rng):
     x, y = rng.randn(4, 5).astype(F32), rng.randn(3).astype(F32)
     with pytest.raises(ValueError, match='Broadcast'):
