@@ -24,7 +24,10 @@ a row meets its goal when ratio <= goal):
               3.8 interpreter with paddlepaddle 1.8.5: $PADDLE18_PYTHON, default /work/pd18/bin/python),
               alternating child processes (benchmarks/pe_child.py); goal fit-a-line >= 20x, MLP >= 2x,
               DeepFM >= 4x faster (ratio <= 0.05, 0.5, 0.25). The first row puts compiled segments against
-              segments off (no Paddle needed)
+              segments off (no Paddle needed). Each model's row is followed by one of the same child processes'
+              CPU time per step (all their threads): on cores shared with other work the wall-time ratio also
+              says how the scheduler shared them (a step of ~8 us of Python and numba loses more to preemption
+              than Paddle's multi-threaded ~230 us one)
 
 BLAS threads: `--blas-threads N` caps the BLAS of this process and, through OPENBLAS_NUM_THREADS / MKL_NUM_THREADS /
 OMP_NUM_THREADS, of the child processes (Paddle 1.8 itself runs its math library on one thread by default).
@@ -364,25 +367,30 @@ def serving_rows(opts: BenchOptions) -> Iterable[Row]:
 
 # --- training against Paddle 1.8.5 ------------------------------------------------------------------------------
 
-def child_steps(python: str, side: str, model: str, seconds: float, env: dict, mode: str | None = None) -> float:
+def child_steps(python: str, side: str, model: str, seconds: float, env: dict, mode: str | None = None,
+                cpu: list | None = None) -> float:
     """Seconds per training step of one side, from a child process (pe_child.py); `mode`: its extra arguments
-    (the compile mode, then 'fuse'), space-separated."""
+    (the compile mode, then 'fuse'), space-separated; its CPU seconds per step are appended to `cpu` when given."""
     args = [python, os.path.join(HERE, 'pe_child.py'), side, model, str(seconds)] + (mode.split() if mode else [])
     proc = subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         raise RuntimeError('%s child failed:\n%s' % (side, proc.stderr[-2000:]))
     result = json.loads(proc.stdout.strip().splitlines()[-1])
+    if cpu is not None and 'cpu_seconds' in result:
+        cpu.append(result['cpu_seconds'] / result['steps'])
     return result['seconds'] / result['steps']
 
 
-def alternating(sides: dict, model: str, seconds: float, rounds: int, env: dict) -> dict:
-    """label -> per-round seconds per step; the sides' child processes alternate, the order flipped each round."""
+def alternating(sides: dict, model: str, seconds: float, rounds: int, env: dict, cpu: dict | None = None) -> dict:
+    """label -> per-round seconds per step; the sides' child processes alternate, the order flipped each round.
+    `cpu`, when given, gets label -> per-round CPU seconds per step."""
     labels = list(sides)
     times = {label: [] for label in labels}
     for r in range(rounds):
         for label in (labels if r % 2 == 0 else labels[::-1]):
             python, side, mode = sides[label]
-            times[label].append(child_steps(python, side, model, seconds, env, mode))
+            own = cpu.setdefault(label, []) if cpu is not None else None
+            times[label].append(child_steps(python, side, model, seconds, env, mode, own))
     return times
 
 
@@ -413,13 +421,21 @@ def paddle_rows(opts: BenchOptions) -> Iterable[Row]:
             yield Row('paddle18', model, 'paddle_exec', 'Paddle 1.8.5', skipped='no Paddle 1.8.5 interpreter at %s '
                       '(set PADDLE18_PYTHON)' % PADDLE18_PYTHON)
             continue
+        cpu: dict = {}
         times = alternating({'paddle_exec': (sys.executable, 'paddle_exec', None),
-                             'paddle': (PADDLE18_PYTHON, 'paddle', None)}, model, seconds, rounds, env)
+                             'paddle': (PADDLE18_PYTHON, 'paddle', None)}, model, seconds, rounds, env, cpu)
         ratio = statistics.median(a / b for a, b in zip(times['paddle_exec'], times['paddle']))
         yield Row('paddle18', model, 'paddle_exec', 'Paddle 1.8.5', 1 / statistics.median(times['paddle_exec']),
                   1 / statistics.median(times['paddle']), 'steps/s', ratio, PADDLE_GOALS.get(model),
                   extra={'paddle_exec_s': times['paddle_exec'], 'paddle_s': times['paddle'],
                          'blas_threads': opts.blas_threads})
+        if len(cpu.get('paddle_exec', ())) == len(cpu.get('paddle', ())) == rounds:
+            # the same child processes' CPU time per step (all threads): what a step costs when the cores are shared
+            cpu_ratio = statistics.median(a / b for a, b in zip(cpu['paddle_exec'], cpu['paddle']))
+            yield Row('paddle18', model + ' (CPU time)', 'paddle_exec', 'Paddle 1.8.5',
+                      1 / statistics.median(cpu['paddle_exec']), 1 / statistics.median(cpu['paddle']),
+                      'steps/cpu-s', cpu_ratio, PADDLE_GOALS.get(model),
+                      extra={'paddle_exec_cpu_s': cpu['paddle_exec'], 'paddle_cpu_s': cpu['paddle']})
 
 
 def main(argv=None) -> int:

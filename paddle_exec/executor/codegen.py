@@ -20,8 +20,9 @@ the plan needs:
 Everything a call needs that does not change from run to run is in the text as a literal (attributes, opcodes,
 which gradients are wanted, the BLAS variant), so the text alone decides what the function computes; numba adds
 the argument types (dtypes, ranks, layouts) as the signature. Shapes are not part of either: a new batch size runs
-the same machine code. `progress[0]` records the call in flight, so a failure is reported against its op and the
-runner knows whether the calls before it changed anything in place (executor/segment_node.py).
+the same machine code. In a segment that updates anything in place, `progress[0]` records the call in flight, so a
+failure is reported against its op and the runner knows whether the calls before it changed anything in place
+(executor/segment_node.py); a segment without in-place updates has no `progress` argument.
 
 The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
 cache checks only the generated file, so a change in a kernel it calls must change the file's name.
@@ -37,7 +38,8 @@ import numpy as np
 
 from ..kernels.jit import kernel_fingerprint
 
-__all__ = ['Call', 'segment_source', 'segment_key', 'kernel_fingerprint', 'render_constant', 'FUNCTION_NAME']
+__all__ = ['Call', 'segment_source', 'tracks_progress', 'segment_key', 'kernel_fingerprint', 'render_constant',
+           'FUNCTION_NAME']
 
 FUNCTION_NAME = 'segment'
 
@@ -125,8 +127,16 @@ def _assign(lines: list, target: str, out) -> None:
         lines.append('    v%d = %s' % (out, target))
 
 
+def tracks_progress(calls: list) -> bool:
+    """Whether the generated function records the call in flight (`progress`): only when some call updates its
+    inputs in place. Without one, a failure is always retried from the same inputs by the numpy tier, which names
+    the op itself, so nothing needs to know how far the compiled run got (one argument and one store per call
+    fewer: the serving case)."""
+    return any(c.in_place for c in calls)
+
+
 def segment_source(calls: list, inputs: list, outputs: list, title: str = '') -> str:
-    """The module text of one segment: imports, then `segment(progress, *inputs) -> tuple(outputs)`."""
+    """The module text of one segment: imports, then `segment([progress,] *inputs) -> tuple(outputs)`."""
     aliases: dict = {}
     imports = []
     for call in calls:
@@ -137,12 +147,14 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '') ->
             imports.append('from %s import %s as %s' % (module, name, alias))
     head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
             'import numpy as np', ''] + imports + ['', '']
-    params = ', '.join(['progress'] + ['v%d' % s for s in inputs])
+    tracked = tracks_progress(calls)
+    params = ', '.join((['progress'] if tracked else []) + ['v%d' % s for s in inputs])
     body = ['def %s(%s):' % (FUNCTION_NAME, params)]
     for k, call in enumerate(calls):
         args = [_slot_expr(s) for s in call.ins] + [render_constant(a) for a in call.args]
         expr = '%s(%s)' % (aliases[id(call.kernel)], ', '.join(args))
-        body.append('    progress[0] = %d' % k)
+        if tracked:
+            body.append('    progress[0] = %d' % k)
         if len(call.outs) == 1 and type(call.outs[0]) is not tuple:
             body.append('    v%d = %s' % (call.outs[0], expr) if call.outs[0] is not None else '    ' + expr)
             continue

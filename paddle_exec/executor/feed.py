@@ -50,6 +50,9 @@ def fetch_name(item) -> str:
 
 
 def fetch_names(fetch_list) -> list[str]:
+    if type(fetch_list) is list and len(fetch_list) == 1:      # the usual one fetch, without the loop
+        f = fetch_list[0]
+        return [f] if type(f) is str else [f.name if type(f) is Variable else fetch_name(f)]
     if fetch_list is None:
         return []
     if isinstance(fetch_list, (str, Variable)):

@@ -100,6 +100,8 @@ class Runner:
         self._fetch_checked: set = set()
         self.scopes: list[Scope] = []
         self._needs_broadcast = False
+        # runs that may take a recipe (recipes.py): one place, not a dry run (the instruments are checked per run)
+        self._lean = config.n_places == 1 and not config.dry_run
         if config.data_parallel:
             if share_from is not None:
                 if share_from.config.n_places != config.n_places:
@@ -151,11 +153,23 @@ class Runner:
         names = feeding.fetch_names(fetch_list)
         if not config.data_parallel:
             return self._run_one_place(program, feed, names, scope, return_numpy)
-        sig = feed_signature(feed) if config.n_places == 1 and not config.dry_run and not INSTRUMENTS.on else None
+        sig = feed_signature(feed) if self._lean and not INSTRUMENTS.on else None
         if sig is not None:
             recipe = self.recipes.get(program, tuple(names), sig)
             if recipe is not None:              # made after a run that passed the fetch check below
-                return self._run_recipe(recipe, feed, return_numpy)
+                # a data-parallel run on one place by its recipe (inlined: this is the serving path): Paddle's
+                # drop-scope counting as below; the run lock only when the run writes the scope (an inference run
+                # needs none, so serving threads run at once)
+                with self._lock:
+                    if self.runs == 0:
+                        self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+                    self.runs += 1
+                    if self.runs == config.num_iteration_per_drop_scope:
+                        self.drop_local_exe_scopes()
+                if recipe.scope_outputs:
+                    with self._run_lock:
+                        return recipe.run(self._policy or self.policy, feed, self.scopes[0], return_numpy)
+                return recipe.run(self._policy or self.policy, feed, self.scopes[0], return_numpy)
         self._check_fetch(program, names, feed)
         with self._run_lock:                # see 'Threads' in the module docstring
             if self._needs_broadcast:
@@ -227,21 +241,6 @@ class Runner:
         plan = self.plans.plan(program, tuple(feed), tuple(names), 1, self.config)
         if can_keep(plan, program.global_block(), feed):
             self.recipes.put(program, tuple(names), sig, RunRecipe(plan, tuple(feed)))
-
-    def _run_recipe(self, recipe: RunRecipe, feed: dict, return_numpy: bool) -> list:
-        """A data-parallel run on one place by its recipe: Paddle's drop-scope counting as in run(); the run lock
-        only when the run writes the scope (an inference run needs none, so serving threads run at once)."""
-        config = self.config
-        with self._lock:
-            if self.runs == 0:
-                self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
-            self.runs += 1
-            if self.runs == config.num_iteration_per_drop_scope:
-                self.drop_local_exe_scopes()
-        if recipe.writes_scope:
-            with self._run_lock:
-                return recipe.run(self.policy, feed, self.scopes[0], return_numpy)
-        return recipe.run(self.policy, feed, self.scopes[0], return_numpy)
 
     def _run_one_place(self, program, feed, names: list, scope: Scope, return_numpy: bool) -> list:
         """The plain Executor's run: the same steps on one place, without the per-place loops (its per-call cost

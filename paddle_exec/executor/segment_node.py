@@ -18,8 +18,9 @@ Tiers (the first that applies runs the call):
 Both numeric tiers compute the same numbers (kernels/segment/: the twins repeat the kernels' arithmetic; a BLAS
 product calls the same routine). Which tier ran is never visible in the results beyond that.
 
-Failures. A kernel raises ValueError for inputs it cannot take (shapes); the generated code records the call in
-flight in `progress[0]`. When no call before it updated anything in place, the reference tier runs the segment
+Failures. A kernel raises ValueError for inputs it cannot take (shapes); the generated code of a segment that
+updates anything in place records the call in flight in `progress[0]` (a per-thread array; other segments have
+no such argument). When no call before it updated anything in place, the reference tier runs the segment
 again from the same inputs: it raises the op's own error (Paddle's wording) naming the op, or, if the kernel was
 stricter than the op, computes the result. Otherwise the error is raised naming the op that failed.
 
@@ -35,6 +36,7 @@ from operator import itemgetter
 import numba
 import numpy as np
 
+from .codegen import tracks_progress
 from .jit_service import SERVICE
 from .plan import PlanNode
 from .policies.base import op_failure, run_in_order
@@ -86,6 +88,7 @@ class Segment:
         self.counts = {tier: 0 for tier in TIERS}
         first = [k for k, c in enumerate(calls) if c.in_place]
         self.first_in_place = first[0] if first else len(calls)
+        self.tracked = tracks_progress(calls)      # the generated function's first argument is `progress`
         self.updated = tuple(updated)       # argument positions updated in place (not returned)
         # shared by the segments of one plan (passes/segments.py): counts switches to the compiled tier, so the
         # threaded policy measures its parallel / in-order choice again on the plan as it now runs
@@ -105,6 +108,24 @@ class Segment:
         outs = tuple(enumerate(self.outputs))
         frees = tuple(self.frees)
         segment = self
+        if not self.tracked:
+            def untracked_step(values):
+                args = gather(values)
+                fn = segment.compiled
+                if fn is not None:
+                    try:
+                        res = fn(*args)
+                    except Exception as exc:
+                        res = segment.after_failure(args, values, None, exc)
+                else:
+                    res = segment.slow(args, values)
+                if res is None:
+                    return
+                for k, s in outs:
+                    values[s] = res[k]
+                for s in frees:
+                    values[s] = None
+            return untracked_step
 
         def step(values):
             args = gather(values)
@@ -138,7 +159,7 @@ class Segment:
         code = self.code
         self.runs += 1
         if self.mode == 'sync' or self.runs >= self.compile_after:
-            signature = _signature((np.zeros(1, _INT64),) + args)
+            signature = _signature(((np.zeros(1, _INT64),) if self.tracked else ()) + args)
             if signature in code.failed:
                 return self.run_ops(values)
             if signature not in code.ready:
@@ -164,9 +185,9 @@ class Segment:
         return True
 
     def run_compiled(self, args: tuple, values: list):
-        progress = _progress()
+        progress = _progress() if self.tracked else None
         try:
-            res = self.compiled(progress, *args)
+            res = self.compiled(progress, *args) if self.tracked else self.compiled(*args)
         except Exception as exc:
             return self.after_failure(args, values, progress, exc)
         self.counts['compiled'] += 1
@@ -178,7 +199,7 @@ class Segment:
             return self.run_ops(values)
         if _no_match(exc):
             return self.slow(args, values)
-        k = int(progress[0])
+        k = int(progress[0]) if progress is not None else 0     # untracked: no call updates in place
         if k <= self.first_in_place:
             return self.run_reference(args)
         raise op_failure(self.calls[k].nodes[0], exc) from exc

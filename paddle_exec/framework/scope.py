@@ -209,12 +209,15 @@ class ScopeVar:
 
 
 class Scope:
-    """Names -> ScopeVar, with kid scopes. Creating a variable is guarded: executor threads may do it at once."""
+    """Names -> ScopeVar, with kid scopes. Creating a variable is guarded: executor threads may do it at once.
+    `erasures` counts erase() calls: a ScopeVar found in `vars` stays the variable of its name until then, so the
+    executor's lean run may keep the holders it found (executor/recipes.py)."""
 
     def __init__(self, parent: Scope | None = None):
         self.parent = parent
         self.vars: dict[str, ScopeVar] = {}
         self.kids: list[Scope] = []
+        self.erasures = 0
         self._lock = threading.Lock()
 
     def var(self, name: str) -> ScopeVar:
@@ -242,6 +245,7 @@ class Scope:
     def erase(self, names) -> None:
         for name in names:
             self.vars.pop(name, None)
+        self.erasures += 1
 
     def local_var_names(self) -> list[str]:
         return list(self.vars)

@@ -659,7 +659,8 @@ _SEGMENT_BINARY = {'elementwise_add': SE.ADD, 'elementwise_sub': SE.SUB, 'elemen
 @segment_rule(*_SEGMENT_BINARY)
 def _elementwise_segment(spec):
     code, axis = _SEGMENT_BINARY[spec.type], int(spec.attr('axis'))
-    return segment_op(SE.binary, ['X', 'Y'], ['Out'], (code, axis), fusion=('add', axis) if code == SE.ADD else None)
+    return segment_op(SE.binary, ['X', 'Y'], ['Out'], (code, axis), fusion=('add', axis) if code == SE.ADD else None,
+                      reuse=(SE.binary_inplace, 0))
 
 
 @segment_rule(*(t + '_grad' for t in _SEGMENT_BINARY))

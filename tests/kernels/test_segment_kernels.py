@@ -48,6 +48,17 @@ def test_matmul_calls_the_same_blas_routine_in_both_tiers(m, k, n, ta, tb, rng):
         same(got, (a.T if ta else a) @ (b.T if tb else b))       # a matrix-vector product, as numpy's matmul
 
 
+def test_mul_takes_2d_operands_of_any_layout_as_rows(rng):
+    """A C-contiguous 2-D X goes to the product as it is, any other layout as a contiguous copy: same bits."""
+    x, y = rng.rand(8, 13).astype(F32), rng.rand(13, 6).astype(F32)
+    want = SB.mul_ref(x, y, 1, CODE)
+    np.testing.assert_allclose(want, x @ y, rtol=1e-5)
+    for xv in (x, np.asfortranarray(x), np.ascontiguousarray(x[::-1])[::-1], x[:, :][:, ::1]):
+        same(SB.mul(xv, y, 1, CODE), want)
+    x3 = np.stack([x, x[::-1]])
+    same(SB.mul(x3, y, 2, CODE)[0], want)
+
+
 def test_mul_and_its_gradient(rng):
     x, y = rng.rand(5, 4, 13).astype(F32), rng.rand(13, 3).astype(F32)
     same(SB.mul(x, y, 2, CODE), SB.mul_ref(x, y, 2, CODE))
@@ -89,6 +100,45 @@ def test_binary_ops_and_gradients_are_the_per_op_kernels(xs, ys, axis, op, rng):
     np.testing.assert_allclose(ry, wy, rtol=1e-6, atol=0)
     gx, gy = SE.binary_grad(x, y, d, op, axis, False, True)
     assert gx.size == 0
+
+
+SPECIAL = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e38, 3.5])
+
+
+@pytest.mark.parametrize('xs', [(8, 64), (1, 256), (3, 2, 5), (2, 2, 3, 4)])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_the_bias_add_and_in_place_relu_fast_paths_are_the_per_op_kernels(xs, dtype, rng):
+    """binary's ADD of a vector along the last dimension (fc's bias) and forward_inplace's RELU have loops of
+    their own (the general ones run unvectorized there): same bits, special values included."""
+    x = rng.randn(*xs).astype(dtype)
+    x.reshape(-1)[:SPECIAL.size] = SPECIAL[:x.size]
+    y = rng.randn(xs[-1]).astype(dtype)
+    y[:2] = [np.nan, -0.0] if xs[-1] > 1 else y[:2]
+    for xv in (x, np.asfortranarray(x), x[..., ::-1][..., ::-1]):
+        same(SE.binary(xv, y, SE.ADD, -1), KE.elementwise_add_forward(x, y, -1))
+        same(SE.binary(xv, y, SE.ADD, len(xs) - 1), KE.elementwise_add_forward(x, y, -1))
+    want = KU.forward(KU.RELU, x, 0.0, 0.0, 0.0)
+    inplace = x.copy()
+    out = SA.forward_inplace(inplace, KU.RELU, 0.0, 0.0, 0.0)
+    same(out, want)
+    same(inplace, want)
+    assert not np.signbit(want[want == 0]).any()           # -0.0 and NaN become +0.0, as the opcode loop has it
+
+
+@pytest.mark.parametrize('xs, ys, axis', SHAPES)
+@pytest.mark.parametrize('op', range(6))
+def test_binary_inplace_is_binary_written_into_x_when_the_result_has_its_shape(xs, ys, axis, op, rng):
+    x = rng.randn(*xs).astype(F32)
+    y = (rng.randn(*ys) + (3 if op == SE.DIV else 0)).astype(F32)
+    want = FORWARD[op](x, y, axis)
+    buf = x.copy()
+    got = SE.binary_inplace(buf, y, op, axis)
+    same(got, want)
+    into_x = want.shape == x.shape and (xs == ys or (op == SE.ADD and len(ys) == 1 and ys[0] > 1
+                                                      and ys[0] == xs[-1]))
+    assert np.shares_memory(got, buf) == into_x
+    same(SE.binary_inplace(np.asfortranarray(x), y, op, axis), want)       # not C-contiguous: a new array
+    same(SE.binary_inplace(x.astype(np.float64), y, op, axis), FORWARD[op](x.astype(np.float64), y, axis))
 
 
 def test_binary_ops_refuse_shapes_that_do_not_broadcast(rng):

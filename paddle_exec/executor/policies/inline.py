@@ -68,6 +68,9 @@ def run_order(plan) -> tuple:
 class InlinePolicy:
     """See the module docstring."""
 
+    # a plan of one node runs as a plain call of its step (recipes.py calls it directly: no policy layer)
+    runs_one_node_inline = True
+
     def __init__(self, num_threads: int = 1, **unused):
         if num_threads < 0:
             raise ValueError('num_threads must be >= 0, got %d' % num_threads)

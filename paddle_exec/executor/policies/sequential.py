@@ -22,6 +22,7 @@ class SequentialPolicy:
 
     num_threads = 1
     threads: list = []
+    runs_one_node_inline = True       # recipes.py may call a one-node plan's step itself
 
     def __init__(self, num_threads: int = 1, **unused):
         pass

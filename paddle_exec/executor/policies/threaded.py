@@ -130,6 +130,8 @@ class ThreadedPolicy:
     # probe_runs = 0: always parallel
     probe_runs = 4
     hold_runs = 200
+    # a plan of one node always runs in order on the caller's thread (run() below), so recipes.py may call its step
+    runs_one_node_inline = True
 
     def __init__(self, num_threads: int, cap_malloc_arenas: bool = True):
         if num_threads < 0:

@@ -39,7 +39,14 @@ def forward_inplace(x, op, a, b, c):
     if x.size:
         t = x.dtype.type
         flat = x.reshape(-1)
-        KU.forward_loop(op, flat, flat, t(a), t(b), t(c))
+        if op == KU.RELU:
+            # forward_loop's relu, written on one array: given the same array as input and output, that loop's
+            # runtime overlap check fails and it runs unvectorized (6x slower at fc sizes); same expression, same bits
+            for i in range(flat.shape[0]):
+                v = flat[i]
+                flat[i] = v if v > 0 else 0
+        else:
+            KU.forward_loop(op, flat, flat, t(a), t(b), t(c))
     return x
 
 

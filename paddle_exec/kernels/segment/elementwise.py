@@ -25,8 +25,8 @@ from .. import unary as KU
 from ..jit import kernel_jit
 from .activation import backward_ref, forward_ref
 
-__all__ = ['binary', 'binary_ref', 'binary_grad', 'binary_grad_ref', 'add_act', 'add_act_ref', 'act_add_grad',
-           'act_add_grad_ref', 'ADD', 'SUB', 'MUL', 'DIV', 'MAX', 'MIN']
+__all__ = ['binary', 'binary_inplace', 'binary_ref', 'binary_grad', 'binary_grad_ref', 'add_act', 'add_act_ref',
+           'act_add_grad', 'act_add_grad_ref', 'ADD', 'SUB', 'MUL', 'DIV', 'MAX', 'MIN']
 
 _jit = kernel_jit(error_model='numpy')
 ADD, SUB, MUL, DIV, MAX, MIN = KE.ADD, KE.SUB, KE.MUL, KE.DIV, KE.MAX, KE.MIN
@@ -152,6 +152,66 @@ def _is_bias(x, y, axis):
             and (axis == -1 or axis == x.ndim - 1))
 
 
+def bias_add(x, y, out):  # pragma: no cover - replaced by the overload inside numba code
+    raise NotImplementedError
+
+
+@overload(bias_add)
+def _bias_add_impl(x, y, out):
+    """out = x + y for a vector y along x's last dimension, element by element as _fwd_row_vv adds. A 2-D x is
+    indexed as it is: reshaping it costs as much as the additions at fc sizes (8 x 64); other ranks as rows."""
+    if x.ndim == 2:
+        def impl(x, y, out):
+            n = y.shape[0]
+            for i in range(x.shape[0]):
+                for k in range(n):
+                    out[i, k] = x[i, k] + y[k]
+        return impl
+
+    def impl(x, y, out):
+        n = y.shape[0]
+        x2 = x.reshape(-1, n)
+        o2 = out.reshape(-1, n)
+        for i in range(x2.shape[0]):
+            for k in range(n):
+                o2[i, k] = x2[i, k] + y[k]
+    return impl
+
+
+def bias_add_inplace(x, y):  # pragma: no cover - replaced by the overload inside numba code
+    raise NotImplementedError
+
+
+@overload(bias_add_inplace)
+def _bias_add_inplace_impl(x, y):
+    """x += y for a vector y along x's last dimension (C-contiguous x), element by element as _fwd_row_vv adds."""
+    if x.ndim == 2:
+        def impl(x, y):
+            n = y.shape[0]
+            for i in range(x.shape[0]):
+                for k in range(n):
+                    x[i, k] = x[i, k] + y[k]
+        return impl
+
+    def impl(x, y):
+        n = y.shape[0]
+        x2 = x.reshape(-1, n)
+        for i in range(x2.shape[0]):
+            for k in range(n):
+                x2[i, k] = x2[i, k] + y[k]
+    return impl
+
+
+def _same_dtype(x, y):  # pragma: no cover - replaced by the overload inside numba code
+    raise NotImplementedError
+
+
+@overload(_same_dtype)
+def _same_dtype_impl(x, y):
+    same = getattr(x, 'dtype', None) == getattr(y, 'dtype', None)
+    return lambda x, y: same
+
+
 @_jit
 def binary(x, y, op, axis):
     """Paddle's elementwise op `op` (kernels/elementwise.py opcodes ADD..MIN) with broadcasting at `axis`."""
@@ -164,6 +224,9 @@ def binary(x, y, op, axis):
     if _is_bias(x, y, axis):        # [..., n] op [n]: the plan's rows, without building the plan
         out = np.empty(x.shape, x.dtype)
         yf = y.reshape(-1)           # y is 1-D here (a reshape keeps other ranks' code typed)
+        if op == ADD:               # fc's bias: _fwd_row_vv's addition inlined (a call per row costs 2.5x the adds)
+            bias_add(x, yf, out)
+            return out
         n = yf.shape[0]
         xf = x.reshape(-1)
         of = out.reshape(-1)
@@ -175,6 +238,22 @@ def binary(x, y, op, axis):
     if size:
         KE._binary_loop(op, x.reshape(-1), y.reshape(-1), out.reshape(-1), shape, xst, yst)
     return out
+
+
+@_jit
+def binary_inplace(x, y, op, axis):
+    """`binary` written into x (memory reuse: x is a buffer of the segment's own that dies here) when the result has
+    x's shape and dtype and x is C-contiguous: fc's bias added to the product (ADD of a vector along the last
+    dimension, on the one array so the loop vectorizes) and same-shape operands; anything else as `binary`."""
+    if x.flags.c_contiguous and _same_dtype(x, y):
+        if x.shape == y.shape:
+            yc = np.ascontiguousarray(y)
+            KE._fwd_row_vv(op, x.reshape(-1), yc.reshape(-1), x.reshape(-1))
+            return x
+        if op == ADD and _is_bias(x, y, axis):
+            bias_add_inplace(x, np.ascontiguousarray(y).reshape(-1))
+            return x
+    return binary(x, y, op, axis)
 
 
 @_jit

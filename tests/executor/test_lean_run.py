@@ -1,0 +1,170 @@
+"""The lean run() (executor/recipes.py): what a run by recipe keeps between runs, and what it must notice.
+
+A recipe keeps the scope's variable holders it found (until the scope erases a variable), calls a one-node plan's
+step directly, and hands out fetched arrays the short way. Each test here fails if one of those shortcuts keeps
+something it must not: a value set between runs, an erased and remade variable, a parent's variable shadowed later,
+a fetched array a later run writes into.
+"""
+import numpy as np
+import pytest
+
+import paddle_exec.fluid as fluid
+from paddle_exec.executor.config import ExecutorPolicy
+from paddle_exec.framework import unique_name
+from paddle_exec.framework.fetched_array import FetchedArray
+
+
+def affine():
+    """y = x @ w + b (one fc, no activation): an inference program whose answer is easy to compute by hand."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        y = fluid.layers.fc(x, 2)
+    return main, startup, y
+
+
+def expected(scope, x):
+    w = np.array(scope.find_var('fc_0.w_0').get_tensor())
+    b = np.array(scope.find_var('fc_0.b_0').get_tensor())
+    return x @ w + b
+
+
+@pytest.fixture(params=['0', 'sync'])
+def mode(request, monkeypatch):
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', request.param)
+    return request.param
+
+
+def setup(scope):
+    main, startup, y = affine()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup, scope=scope)
+    return main, y, exe
+
+
+X = np.arange(12, dtype='float32').reshape(4, 3) / 10
+
+
+def recipe_of(exe):
+    recipes = exe.runner.recipes
+    assert len(recipes) == 1, 'the run did not take the lean path'
+    return next(iter(recipes._entries.values()))
+
+
+def test_a_value_set_between_runs_is_read_by_the_next_run(mode):
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    for _ in range(2):
+        exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    assert recipe_of(exe).bound is not None
+    scope.var('fc_0.w_0').get_tensor().set(np.full((3, 2), 0.5, 'float32'), fluid.CPUPlace())
+    out, = exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    np.testing.assert_allclose(out, expected(scope, X), rtol=1e-6)
+
+
+def test_an_erased_and_remade_variable_is_read_from_its_new_holder(mode):
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    for _ in range(2):
+        exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    scope.erase(['fc_0.w_0'])
+    scope.var('fc_0.w_0').get_tensor().set(np.full((3, 2), -2.0, 'float32'), fluid.CPUPlace())
+    out, = exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    np.testing.assert_allclose(out, expected(scope, X), rtol=1e-6)
+    assert float(out[0, 0]) == pytest.approx(float(X[0].sum() * -2.0 + np.array(scope.find_var(
+        'fc_0.b_0').get_tensor())[0]))
+
+
+def test_an_erased_variable_gives_the_missing_value_error_again(mode):
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    for _ in range(2):
+        exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    scope.erase(['fc_0.b_0'])
+    with pytest.raises(Exception) as err:
+        exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    assert 'fc_0.b_0' in str(err.value)
+
+
+def test_a_parents_variable_is_looked_up_every_run_so_a_later_kid_variable_shadows_it(mode):
+    parent = fluid.Scope()
+    main, y, exe = setup(parent)
+    kid = parent.new_scope()
+    for _ in range(2):
+        exe.run(main, feed={'x': X}, fetch_list=[y], scope=kid)
+    assert recipe_of(exe).bound is None          # the parameters are the parent's: nothing is kept
+    kid.var('fc_0.w_0').get_tensor().set(np.ones((3, 2), 'float32'), fluid.CPUPlace())
+    out, = exe.run(main, feed={'x': X}, fetch_list=[y], scope=kid)
+    np.testing.assert_allclose(out, expected(kid, X), rtol=1e-6)
+
+
+def test_a_recipe_runs_in_whichever_scope_it_is_given(mode):
+    a, b = fluid.Scope(), fluid.Scope()
+    main, y, exe = setup(a)
+    exe.run(fluid.default_startup_program(), scope=b)
+    for n in ('fc_0.w_0', 'fc_0.b_0'):
+        b.var(n).get_tensor().set(np.array(a.find_var(n).get_tensor()) * 3, fluid.CPUPlace())
+    for scope in (a, a, b, a, b):
+        out, = exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+        np.testing.assert_allclose(out, expected(scope, X), rtol=1e-6)
+
+
+def test_fetched_arrays_are_fetched_views_that_later_runs_never_write(mode):
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    results = [exe.run(main, feed={'x': X * k}, fetch_list=[y], scope=scope)[0] for k in range(4)]
+    for k, out in enumerate(results):
+        assert type(out) is FetchedArray
+        np.testing.assert_allclose(out, expected(scope, X * k), rtol=1e-6)
+    w, = exe.run(main, feed={'x': X}, fetch_list=['fc_0.w_0'], scope=scope)
+    w[...] = 7                                   # a fetched parameter is a copy: the scope keeps its own
+    assert not np.any(np.array(scope.find_var('fc_0.w_0').get_tensor()) == 7)
+
+
+def test_training_by_recipe_writes_the_parameters_back_to_the_scope(mode):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        t = fluid.layers.data(name='t', shape=[2], dtype='float32')
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(fluid.layers.fc(x, 2), t))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    scope = fluid.Scope()
+    es = fluid.ExecutionStrategy()
+    es.executor_policy = ExecutorPolicy.USE_INLINE_EXECUTOR
+    exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=es)
+    exe.run(startup, scope=scope)
+    feed = {'x': X, 't': np.ones((4, 2), 'float32')}
+    before = np.array(scope.find_var('fc_0.w_0').get_tensor())
+    losses = [float(exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0]) for _ in range(5)]
+    assert losses == sorted(losses, reverse=True) and losses[-1] < losses[0]
+    assert not np.array_equal(before, np.array(scope.find_var('fc_0.w_0').get_tensor()))
+
+
+def test_a_segment_without_in_place_updates_has_no_progress_and_still_names_a_failing_op(monkeypatch):
+    """Only a segment that updates in place records the call in flight; any other is retried by the numpy tier on a
+    failure, which raises the op's own error (as with segments off)."""
+    from paddle_exec.executor.segment_node import SegmentNode
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        label = fluid.layers.data(name='label', shape=[1], dtype='int64')
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(fluid.layers.fc(x, 4), label))
+    good = {'x': X, 'label': np.array([[0], [1], [2], [3]], 'int64')}
+    bad = {'x': X, 'label': np.array([[0], [1], [9], [3]], 'int64')}
+    errors = {}
+    for mode in ('0', 'sync'):
+        monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+        scope = fluid.Scope()
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup, scope=scope)
+        exe.run(main, feed=good, fetch_list=[loss], scope=scope)
+        if mode == 'sync':
+            segments = [n.segment for n in exe.runner.plans.plans()[-1].nodes if isinstance(n, SegmentNode)]
+            assert segments and not any(s.tracked for s in segments)
+            assert all('progress' not in s.code.source for s in segments)
+            assert all(s.compiled is not None for s in segments)
+        with pytest.raises(ValueError) as err:
+            exe.run(main, feed=bad, fetch_list=[loss], scope=scope)
+        errors[mode] = str(err.value)
+    assert 'softmax_with_cross_entropy' in errors['sync'] and 'received label value 9' in errors['sync']
+    assert errors['sync'] == errors['0']
