@@ -49,6 +49,13 @@ def _bn_view(x, data_layout):
     raise ValueError("data_layout must be 'NCHW' or 'NHWC', got %r" % (data_layout,))
 
 
+def _relu_act(act) -> bool:
+    """batch_norm's fused activation: None, or 'relu' (the one fused_batch_norm_act takes on CPU here)."""
+    if act not in (None, 'relu'):
+        raise ValueError("batch_norm fuses act 'relu' only, got %r" % (act,))
+    return act == 'relu'
+
+
 @_jit_reduce
 def _bn_stats(x3):
     a_, c_, b_ = x3.shape
@@ -77,7 +84,8 @@ def _bn_stats(x3):
 
 
 @_jit
-def _bn_apply(x3, mean, inv_std, scale, bias):
+def _bn_apply(x3, mean, inv_std, scale, bias, relu):
+    """Y; with `relu`, relu(Y) as each value is written (fused_batch_norm_act), Y rounded to its dtype first."""
     a_, c_, b_ = x3.shape
     y = np.empty_like(x3)
     for a in range(a_):
@@ -86,11 +94,16 @@ def _bn_apply(x3, mean, inv_std, scale, bias):
             off = bias[c] - mean[c] * k
             for b in range(b_):
                 y[a, c, b] = x3[a, c, b] * k + off
+                if relu:
+                    v = y[a, c, b]
+                    y[a, c, b] = v if v > 0 else 0
     return y
 
 
 @_jit_reduce
-def _bn_grad(x3, dy3, mean, inv_std, scale, global_stats):
+def _bn_grad(x3, dy3, mean, inv_std, scale, global_stats, relu_y, relu):
+    """(dX, dScale, dBias); with `relu`, of relu(batch_norm(x)): dY masked where the forward's output `relu_y` is
+    not positive (relu_grad), inside both passes, so the masked gradient is never stored."""
     a_, c_, b_ = x3.shape
     dbias = np.zeros(c_, dtype=np.float64)
     dscale = np.zeros(c_, dtype=np.float64)
@@ -101,6 +114,8 @@ def _bn_grad(x3, dy3, mean, inv_std, scale, global_stats):
             ss = 0.0
             for b in range(b_):
                 g = dy3[a, c, b]
+                if relu and relu_y[a, c, b] <= 0:
+                    g = 0.0
                 sb += g
                 ss += g * (x3[a, c, b] - mu)
             dbias[c] += sb
@@ -120,19 +135,24 @@ def _bn_grad(x3, dy3, mean, inv_std, scale, global_stats):
                 db = dbias[c] / m
                 ds = dscale[c] * inv_std[c] / m
                 for b in range(b_):
-                    dx[a, c, b] = k * (dy3[a, c, b] - db - (x3[a, c, b] - mu) * ds)
+                    g = dy3[a, c, b]
+                    if relu and relu_y[a, c, b] <= 0:
+                        g = 0.0
+                    dx[a, c, b] = k * (g - db - (x3[a, c, b] - mu) * ds)
     return dx, dscale, dbias
 
 
 def batch_norm_forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-5, is_test=False,
-                       use_global_stats=False, data_layout='NCHW'):
+                       use_global_stats=False, data_layout='NCHW', act=None):
     """Paddle op ``batch_norm`` (X, Scale, Bias, Mean, Variance -> Y, MeanOut, VarianceOut, SavedMean,
     SavedVariance); see the module docstring.
 
     ``scale``, ``bias``, ``mean``, ``variance``: ``[C]``. Returns ``(y, mean_out, variance_out, saved_mean,
     saved_inv_std)``; ``mean_out``/``variance_out`` are new arrays (Paddle writes them in place of Mean and
-    Variance: the caller stores them back). All outputs have x's dtype.
+    Variance: the caller stores them back). All outputs have x's dtype. ``act='relu'``: Y is relu(Y), applied as
+    each value is written (``fused_batch_norm_act``).
     """
+    relu = _relu_act(act)
     x = np.ascontiguousarray(x)
     dt = x.dtype
     x3 = _bn_view(x, data_layout)
@@ -143,30 +163,36 @@ def batch_norm_forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-
     variance = np.asarray(variance, dtype=dt).reshape(c)
     if is_test or use_global_stats:
         inv_std = 1.0 / np.sqrt(variance.astype(np.float64) + epsilon)
-        y = _bn_apply(x3, mean.astype(np.float64), inv_std, scale, bias)
+        y = _bn_apply(x3, mean.astype(np.float64), inv_std, scale, bias, relu)
         zeros = np.zeros(c, dtype=dt)
         return y.reshape(x.shape), mean.copy(), variance.copy(), zeros, zeros.copy()
     bmean, bvar = _bn_stats(x3)
     inv_std = 1.0 / np.sqrt(bvar + epsilon)
-    y = _bn_apply(x3, bmean, inv_std, scale, bias)
+    y = _bn_apply(x3, bmean, inv_std, scale, bias, relu)
     mean_out = (mean * dt.type(momentum) + bmean.astype(dt) * dt.type(1.0 - momentum)).astype(dt)
     var_out = (variance * dt.type(momentum) + bvar.astype(dt) * dt.type(1.0 - momentum)).astype(dt)
     return y.reshape(x.shape), mean_out, var_out, bmean.astype(dt), inv_std.astype(dt)
 
 
 def batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, epsilon=1e-5, use_global_stats=False,
-                        mean=None, variance=None, data_layout='NCHW'):
+                        mean=None, variance=None, data_layout='NCHW', act=None, y=None):
     """Paddle op ``batch_norm_grad`` (X, Scale, SavedMean, SavedVariance, Y@GRAD -> X@GRAD, Scale@GRAD,
     Bias@GRAD).
 
     ``saved_inv_std`` is Paddle's ``SavedVariance`` (an inverse std). With ``use_global_stats`` (or ``is_test``)
     pass the running ``mean`` and ``variance`` instead: they are used as constants. Returns ``(dx, dscale,
-    dbias)`` in x's dtype.
+    dbias)`` in x's dtype. ``act='relu'``: the gradient of relu(batch_norm(x)), the relu's mask read from the
+    forward's output ``y`` (``fused_batch_norm_act_grad``).
     """
+    relu = _relu_act(act)
     x = np.ascontiguousarray(x)
     dt = x.dtype
     x3 = _bn_view(x, data_layout)
     dy3 = _bn_view(np.ascontiguousarray(dy, dtype=dt), data_layout)
+    y3 = _bn_view(np.ascontiguousarray(y, dtype=dt), data_layout) if relu else dy3
+    for name, value, view in (('Y@GRAD', dy, dy3), ('Y', y, y3)):
+        if view.shape != x3.shape:          # the loops index it by X's shape
+            raise ValueError('%s must have the shape of X %s, got %s' % (name, x.shape, np.shape(value)))
     c = x3.shape[1]
     scale = np.asarray(scale, dtype=dt).reshape(c)
     if use_global_stats:
@@ -177,7 +203,7 @@ def batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, epsilon=1e-5, u
     else:
         mu = np.asarray(saved_mean, dtype=np.float64).reshape(c)
         inv_std = np.asarray(saved_inv_std, dtype=np.float64).reshape(c)
-    dx, dscale, dbias = _bn_grad(x3, dy3, mu, inv_std, scale, bool(use_global_stats))
+    dx, dscale, dbias = _bn_grad(x3, dy3, mu, inv_std, scale, bool(use_global_stats), y3, relu)
     return dx.reshape(x.shape), dscale.astype(dt), dbias.astype(dt)
 
 

@@ -1,7 +1,7 @@
 """The op types the fusion passes write (executor/passes/fuse_bn_act.py, fuse_optimizer.py), with Paddle's names.
 
 - `fused_batch_norm_act` / `fused_batch_norm_act_grad` (Paddle's fused_bn_activation_op): batch_norm + relu in
-  training mode, and their gradients, as one op each (kernels/norm_fused.py). Paddle's op is channel-last (NHWC)
+  training mode, and their gradients, as one op each (kernels/norm.py, `act='relu'`). Paddle's op is channel-last (NHWC)
   and has no `data_layout` attribute; its pass copies batch_norm's attributes onto it, so `data_layout` (default
   'NHWC') says where the channel is. `act_type` 'relu' only, as Paddle's kernel. `ReserveSpace` is cuDNN's
   workspace: accepted, left empty.
@@ -19,7 +19,7 @@ import numpy as np
 
 from ..framework.dtype import to_numpy
 from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
-from ..kernels import norm_fused as KF
+from ..kernels import norm as KN
 
 __all__ = ['coalesced_buffer']
 
@@ -71,8 +71,8 @@ def _bn_act_kernel(spec):
     layout = spec.attr('data_layout', 'NHWC')
 
     def run(x, scale, bias, mean, variance):
-        y, mean_out, var_out, saved_mean, saved_inv_std = KF.batch_norm_relu_forward(
-            x, scale, bias, mean, variance, momentum=momentum, epsilon=eps, data_layout=layout)
+        y, mean_out, var_out, saved_mean, saved_inv_std = KN.batch_norm_forward(
+            x, scale, bias, mean, variance, momentum=momentum, epsilon=eps, data_layout=layout, act='relu')
         return y, mean_out.reshape(mean.shape), var_out.reshape(variance.shape), saved_mean, saved_inv_std, None
     return run
 
@@ -83,8 +83,8 @@ def _bn_act_grad_kernel(spec):
     layout = spec.attr('data_layout', 'NHWC')
 
     def run(x, scale, bias, y, saved_mean, saved_inv_std, reserve_space, dy):
-        dx, dscale, dbias = KF.batch_norm_relu_backward(x, y, scale, saved_mean, saved_inv_std, dy,
-                                                        data_layout=layout)
+        dx, dscale, dbias = KN.batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, data_layout=layout,
+                                                   act='relu', y=y)
         return dx, dscale.reshape(scale.shape), dbias.reshape(bias.shape)
     return run
 

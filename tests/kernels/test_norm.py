@@ -237,3 +237,17 @@ def test_dropout_backward_finite_difference(impl):
     _, mask = K.dropout_forward(x, 0.35, seed=11, dropout_implementation=impl)
     dx = K.dropout_backward(proj, mask, 0.35, impl)
     check_grad(dx, numeric_grad(f, [x], 0))
+
+
+def test_batch_norm_grad_rejects_a_gradient_of_another_shape():
+    # the loops index Y@GRAD by X's shape: a smaller one must not be read past its end
+    x, scale, bias, mean, var = _bn_inputs((4, 3), 'NCHW', 0)
+    _, _, _, sm, sv = K.batch_norm_forward(x, scale, bias, mean, var, data_layout='NCHW')
+    with pytest.raises(ValueError, match=r'Y@GRAD must have the shape of X \(4, 3\), got \(2, 3\)'):
+        K.batch_norm_backward(x, scale, sm, sv, np.ones((2, 3), x.dtype), data_layout='NCHW')
+
+
+def test_batch_norm_fuses_relu_only():
+    x, scale, bias, mean, var = _bn_inputs((4, 3), 'NCHW', 0)
+    with pytest.raises(ValueError, match="fuses act 'relu' only, got 'sigmoid'"):
+        K.batch_norm_forward(x, scale, bias, mean, var, act='sigmoid')

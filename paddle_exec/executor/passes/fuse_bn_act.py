@@ -7,8 +7,9 @@ reads becomes `fused_batch_norm_act` (act_type 'relu') with batch_norm's inputs,
 batch_norm's other outputs, at batch_norm's place; the relu goes. Backward: a `relu_grad` whose `X@GRAD` only a
 `batch_norm_grad` reads (as its `Y@GRAD`) becomes, with it, `fused_batch_norm_act_grad` (X, Scale, Bias, the relu's
 output as `Y`, SavedMean, SavedVariance, ReserveSpace, and the relu's `Out@GRAD` as `Y@GRAD`) at batch_norm_grad's
-place. The attributes are batch_norm's and the relu's, plus act_type, as Paddle copies them; ops/fused.py and
-kernels/norm_fused.py run them in one pass each, never storing the pre-activation value or its gradient.
+place. The attributes are batch_norm's and the relu's, plus act_type, as Paddle copies them; ops/fused.py runs them
+on batch_norm's own loops with `act='relu'` (kernels/norm.py), one pass each, never storing the pre-activation
+value or its gradient.
 
 Paddle 1.8.5 runs this pass on GPUs only (cuDNN, float16, NHWC) and skips it on a CPU place with a warning; here it
 applies to float32 and float64 in any layout (the fused op keeps batch_norm's `data_layout`). Left alone: batch
