@@ -25,10 +25,10 @@ failure is reported against its op and the runner knows whether the calls before
 (executor/segment_node.py); a segment without in-place updates has no `progress` argument.
 
 Sinks (`sinks`, passes/bucket_sink.py): outputs the function writes into arrays it is given rather than returning
-arrays of its own: a parameter `s<local>` after the inputs per sink, `s<local>[...] = v<local>` right after the
-call that makes the value (the bytes still in cache), and `s<local>` returned in its place, so the caller gets the
-very array it passed. The gradient all-reduce hands views of a bucket's buffer this way. Without sinks the text is
-what it always was.
+arrays of its own: a parameter `s<local>` after the inputs per sink, `sink_write(s<local>, v<local>)`
+(kernels/segment/sink.py) right after the call that makes the value (the bytes still in cache), and `s<local>`
+returned in its place, so the caller gets the very array it passed. The gradient all-reduce hands views of a
+bucket's buffer this way. Without sinks the text is what it always was.
 
 The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
 cache checks only the generated file, so a change in a kernel it calls must change the file's name.
@@ -43,11 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.jit import kernel_fingerprint
+from ..kernels.segment.sink import write_into
 
 __all__ = ['Call', 'segment_source', 'tracks_progress', 'segment_key', 'kernel_fingerprint', 'render_constant',
            'FUNCTION_NAME']
 
 FUNCTION_NAME = 'segment'
+SINK_ALIAS = 'sink_write'
 
 
 @dataclass
@@ -142,11 +144,11 @@ def tracks_progress(calls: list) -> bool:
 
 
 def _sink_lines(lines: list, outs: list, sinks: frozenset) -> None:
-    """`s<local>[...] = v<local>` for the sunk values a call just made (see the module docstring)."""
+    """`write_into(s<local>, v<local>)` for the sunk values a call just made (see the module docstring)."""
     for spec in outs:
         for s in (spec if type(spec) is tuple else (spec,)):
             if s is not None and s in sinks:
-                lines.append('    s%d[...] = v%d' % (s, s))
+                lines.append('    %s(s%d, v%d)' % (SINK_ALIAS, s, s))
 
 
 def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=()) -> str:
@@ -160,11 +162,14 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
             alias = 'k%d' % len(aliases)
             aliases[id(call.kernel)] = alias
             imports.append('from %s import %s as %s' % (module, name, alias))
+    sinks = tuple(sinks)
+    sunk = frozenset(sinks)
+    if sinks:
+        module, name = _import_name(write_into)
+        imports.append('from %s import %s as %s' % (module, name, SINK_ALIAS))
     head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
             'import numpy as np', ''] + imports + ['', '']
     tracked = tracks_progress(calls)
-    sinks = tuple(sinks)
-    sunk = frozenset(sinks)
     params = ', '.join((['progress'] if tracked else []) + ['v%d' % s for s in inputs] + ['s%d' % s for s in sinks])
     body = ['def %s(%s):' % (FUNCTION_NAME, params)]
     for k, call in enumerate(calls):

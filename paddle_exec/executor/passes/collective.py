@@ -58,8 +58,8 @@ from ...ops.collective import (
     reduce_selected_rows,
 )
 
-__all__ = ['BUCKET_INFOS', 'BucketSink', 'BucketState', 'has_cross_process_ops', 'plan_collectives', 'span_node', 'check_same_program',
-           'sync_persistables', 'check_trainers']
+__all__ = ['BUCKET_INFOS', 'BucketSink', 'BucketState', 'has_cross_process_ops', 'plan_collectives', 'span_node',
+           'check_same_program', 'sync_persistables', 'check_trainers']
 
 BUCKET_INFOS = {
     'bucket_start': OpInfo('bucket_start', ('X',), ('Handle',), duplicable=frozenset({'X'})),
