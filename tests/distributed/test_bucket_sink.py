@@ -83,6 +83,24 @@ def test_gradients_are_written_into_the_bucket_and_reduced_in_place_bit_identica
     assert len(state.pool) == 1 and group.buffers[-(STEPS - 2):] == [id(state.pool[0].array)] * (STEPS - 2)
 
 
+def test_one_segment_fills_several_buckets(monkeypatch):
+    """Buckets of at most 0.0005 MB (FLAGS_fuse_parameter_memory_size, as fuse_grad_size_in_MB): the backward
+    segment makes them all, and its sink variant writes each into its own bucket."""
+    monkeypatch.setenv('FLAGS_fuse_parameter_memory_size', '0.0005')
+    want_losses, _, want_params, _, _ = train(monkeypatch, sinks=False)
+    monkeypatch.undo()
+    monkeypatch.setenv('FLAGS_fuse_parameter_memory_size', '0.0005')
+    losses, _, params, plan, _ = train(monkeypatch)
+    for a, b in zip(losses, want_losses):
+        np.testing.assert_array_equal(a, b)
+    for name in want_params:
+        np.testing.assert_array_equal(params[name], want_params[name], err_msg=name)
+    states = [s for s in map(sink_state, plan.nodes) if s is not None]
+    assert len(states) >= 3
+    assert [(s.sunk, s.packed) for s in states] == [(STEPS - 2, 2)] * len(states)
+    assert [isinstance(nd.step, _SinkStep) for nd in plan.nodes].count(True) == 1
+
+
 def test_a_fetched_gradient_keeps_its_buffer_out_of_reuse(monkeypatch):
     names = ['fc_0.w_0@GRAD', 'fc_2.b_0@GRAD']
     _, want, _, _, _ = train(monkeypatch, sinks=False, fetch=names)

@@ -8,20 +8,24 @@ no longer in cache) and all-reduces it in place. With it, the compiled segment t
 coalesce_grad_tensor, Horovod's fusion buffer) writes each one into its view of a free buffer of the bucket's pool
 right after the call that makes it, while the bytes are in cache and with the GIL released, and returns the
 views themselves as the gradients; the bucket's start finds its values are those views and all-reduces the
-buffer as it stands: no pack, no per-member Python, MPI_Allreduce(IN_PLACE).
+buffer as it stands: no pack, no Python loop over the members (one identity check each, in C),
+MPI_Allreduce(IN_PLACE).
 
 Which buckets. One place per trainer (a plain Executor or a CompiledProgram on one place); a dense bucket whose
 members all have static shapes and the bucket's dtype, all made by ONE segment node that updates nothing in place
 (its generated code records no progress, so a failed compiled call can be run again from the same inputs), each
-member written by one call of the segment and by no other node before the bucket's start. Anything else keeps the pack.
+member written by one call of the segment and by no other node before the bucket's start. Anything else keeps the
+pack. One segment may fill several buckets (small buckets, or fusion off: a bucket per gradient); its sink variant
+takes all their views.
 
 Run time (`_SinkStep`). The segment node's step becomes the sink step. Until the sink variant of the segment's code
 is compiled for this run's argument types, it runs the segment's own step (tiers as segment_node.py describes) and
 the bucket packs; the first run after the segment's own code went compiled requests the sink variant (loaded at
 once from numba's cache when there, else compiled by the segment compile service in the background, or at once in
-the 'sync' mode). Then each run takes a free buffer of the pool (`BucketSink.acquire`: one whose views nobody
-outside still holds, e.g. a fetched gradient keeps its buffer), calls the compiled sink variant with the views,
-stores its outputs (the views for the members) and hands the buffer to the bucket's start (`BucketSink.entry`).
+the 'sync' mode). Then each run takes a free buffer of each bucket's pool (`BucketSink.acquire`: one whose views
+nobody outside still holds, e.g. a fetched gradient keeps its buffer), calls the compiled sink variant with the
+views, stores its outputs (the views for the members) and hands each buffer to its bucket's start
+(`BucketSink.entry`).
 A compiled call that raises runs the segment's own step instead, which reports an op's error as it always did;
 arguments of types the sink variant was not compiled for turn the sink off for the plan (the pack path remains).
 
@@ -39,7 +43,7 @@ import numpy as np
 from ..codegen import segment_key, segment_source
 from ..jit_service import SERVICE, segment_code
 from ..segment_node import SegmentNode
-from .collective import BucketSink, BucketState
+from .collective import BucketState
 
 __all__ = ['sink_buckets', 'sink_state']
 
@@ -95,6 +99,7 @@ def sink_buckets(plan, block, options) -> None:
         return
     nodes = plan.nodes
     writers = None
+    wanted: dict = {}           # segment node index -> [(state, sink locals, member shapes)] in bucket order
     for at, node in enumerate(nodes):
         state = sink_state(node)
         if state is None or state.n_places != 1 or state.bucket.sparse or state.sink is not None:
@@ -114,28 +119,34 @@ def sink_buckets(plan, block, options) -> None:
         maker = next(iter(makers))
         if len(maker) != 1:
             continue
-        seg_node = nodes[next(iter(maker))]
-        if not isinstance(seg_node, SegmentNode) or isinstance(seg_node.step, _SinkStep):
+        j = next(iter(maker))
+        if not isinstance(nodes[j], SegmentNode):
             continue
-        segment = seg_node.segment
-        locals_ = _sink_locals(segment, slots)
-        if locals_ is None:
-            continue
-        title = '%s; gradients into bucket %d' % (segment.label, state.bucket.index)
-        source = segment_source(segment.calls, segment.in_locals, segment.out_locals, title, sinks=locals_)
+        locals_ = _sink_locals(nodes[j].segment, slots)
+        if locals_ is not None:
+            wanted.setdefault(j, []).append((state, locals_, shapes))
+    for j, buckets in wanted.items():
+        segment = nodes[j].segment
+        sunk = [s for _, locals_, _ in buckets for s in locals_]
+        indices = ', '.join(str(state.bucket.index) for state, _, _ in buckets)
+        title = '%s; gradients into buckets %s' % (segment.label, indices)
+        source = segment_source(segment.calls, segment.in_locals, segment.out_locals, title, sinks=sunk)
         code = segment_code(source, segment_key(source), options.cache_dir)
-        seg_node.step = _SinkStep(segment, state.make_sink(shapes), code, options.mode)
+        sinks = [state.make_sink(shapes) for state, _, shapes in buckets]
+        nodes[j].step = _SinkStep(segment, sinks, code, options.mode)
 
 
 class _SinkStep:
     """A segment node's step that writes a bucket's gradients into the bucket's buffer (see the module docstring).
     `fn` is the compiled sink variant once it is ready; `off` when it may not be used for this plan."""
 
-    __slots__ = ('segment', 'sink', 'code', 'mode', 'base', 'gather', 'outs', 'frees', 'fn', 'signature', 'off')
+    __slots__ = ('segment', 'sinks', 'sink', 'code', 'mode', 'base', 'gather', 'outs', 'frees', 'fn', 'signature',
+                 'off')
 
-    def __init__(self, segment, sink: BucketSink, code, mode: str):
+    def __init__(self, segment, sinks: list, code, mode: str):
         self.segment = segment
-        self.sink = sink
+        self.sinks = tuple(sinks)
+        self.sink = sinks[0] if len(sinks) == 1 else None       # the one bucket: the shortest path
         self.code = code
         self.mode = mode
         self.base = segment.make_step()
@@ -158,15 +169,24 @@ class _SinkStep:
             return
         args = self.gather(values)
         sink = self.sink
-        entry = sink.acquire()
+        if sink is not None:
+            entry = sink.acquire()
+            views = entry.views
+        else:
+            entries = [s.acquire() for s in self.sinks]
+            views = tuple(v for e in entries for v in e.views)
         try:
-            res = fn(*args, *entry.views)
+            res = fn(*args, *views)
         except Exception as exc:
             if isinstance(exc, TypeError) and 'No matching definition' in str(exc):
                 self.fn, self.off = None, True      # other argument types from now on: the pack path
             self.base(values)
             return
-        sink.entry = entry
+        if sink is not None:
+            sink.entry = entry
+        else:
+            for s, e in zip(self.sinks, entries):
+                s.entry = e
         for k, s in self.outs:
             values[s] = res[k]
         for s in self.frees:
@@ -182,8 +202,8 @@ class _SinkStep:
         if self.signature is None:
             if not all(isinstance(a, np.ndarray) for a in args):
                 return
-            views = self.sink.acquire().views
-            self.signature = tuple(numba.typeof(a) for a in args + tuple(views))
+            views = tuple(v for s in self.sinks for v in s.acquire().views)
+            self.signature = tuple(numba.typeof(a) for a in args + views)
             if self.mode == 'sync' or code.is_cached(self.signature):
                 code.compile(self.signature)
             else:
