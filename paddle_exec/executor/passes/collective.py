@@ -22,7 +22,10 @@ collectives is planned the same way on one place.
    (the optimizer, usually): it waits for the buffer and hands out views of it as every place's gradients. It
    also waits for every op placed between the two, so a parallel policy never parks a thread on it early.
    The buffer is reused from step to step (MPI is slow on fresh pages) with its member views made once; the pack
-   is the one copy of the gradients, where a bare MPI_Allreduce(send, recv) copies inside MPI.
+   is the one copy of the gradients, where a bare MPI_Allreduce(send, recv) copies inside MPI. On one place the
+   pack usually goes: the bucket sink pass (passes/bucket_sink.py, after the segment pass) has the compiled segment
+   that makes the gradients write them into the views of a free buffer (`BucketSink`), and `bucket_start` finds
+   them there and all-reduces the buffer as it stands, in place.
 4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
    cross-process node (bucket starts and the program's other collectives) depends on the one before it.
 
