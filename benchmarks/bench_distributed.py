@@ -17,7 +17,10 @@ trainer on its share of the model's global batch, with the programs Paddle 2.x's
                         sizes; per-round ratios; the medians of the steps and their ratio; the ratio to a bare
                         in-place Allreduce (what ours does inside MPI); the kernels with the pack
                         (`ours_packed_ms`: the path before the sinks, and of buckets without one); the dense
-                        buckets per training step that took the sink path (`sunk_per_step`); during training, the
+                        buckets per training step that took the sink path (`sunk_per_step`); whole training
+                        steps with the sink against the segment's own step and the pack, interleaved
+                        (`step_sink_ms`, `step_packed_ms`, lower quartiles, and the median of their per-round
+                        ratios `step_sink_to_packed`: the copy moved into backward is paid there); during training, the
                         time inside MPI_Allreduce (it overlaps backward, so it competes with it for the cores), the
                         exposed wait per step (how long the optimizer waited for its buckets), the skew (the wait
                         for the other trainer, timed apart) and the sparse gathers
@@ -94,6 +97,7 @@ def distributed_rows(opts: BenchOptions) -> Iterable[Row]:
         bare = [r['bare_ms'] for r in two['rounds']]
         inplace = [r['bare_inplace_ms'] for r in two['rounds']]
         packed = [r['ours_packed_ms'] for r in two['rounds']]
+        sinks = all('step_sink_ms' in r for r in two['rounds'])
         ratios = [o / b for o, b in zip(ours, bare)]
         median_ratios = [r['ours_median_ms'] / r['bare_median_ms'] for r in two['rounds']]
         yield Row(GROUP, '%s allreduce' % model, 'paddle_exec', 'bare mpi4py', subject_value=statistics.median(ours),
@@ -109,6 +113,10 @@ def distributed_rows(opts: BenchOptions) -> Iterable[Row]:
                          'ours_packed_ms': statistics.median(packed),
                          'packed_ratio_per_round': [round(p / b, 3) for p, b in zip(packed, bare)],
                          'sunk_per_step': _median(two['rounds'], 'sunk_per_step'),
+                         'step_sink_ms': _median(two['rounds'], 'step_sink_ms') if sinks else None,
+                         'step_packed_ms': _median(two['rounds'], 'step_packed_ms') if sinks else None,
+                         'step_sink_to_packed': (statistics.median(r['step_sink_ms'] / r['step_packed_ms']
+                                                                   for r in two['rounds']) if sinks else None),
                          'in_training_allreduce_ms': _median(two['rounds'], 'train_allreduce_ms'),
                          'exposed_wait_ms': _median(two['rounds'], 'wait_ms'),
                          'skew_ms': _median(two['rounds'], 'skew_ms'),

@@ -21,6 +21,11 @@ writes (paddle_exec.distributed.fleet.transpile: what fleet.distributed_optimize
   bare_inplace  the same bytes through Allreduce(IN_PLACE, buffer): no copy at all (reported: what `ours` does
                 in MPI, without paddle_exec's Python around it)
 
+  then STEPS training steps with the sink and STEPS with the segment's own step (the pack path), interleaved step
+  by step, each after a Barrier: the sink's copy moved into backward (cache-hot, in the compiled segment), so the
+  whole step, not the all-reduce alone, says whether it costs less than the pack did (`step_sink_ms`,
+  `step_packed_ms`)
+
 Training must take the sink path for `ours` to stand for it: `sunk_per_step` counts the dense buckets per training
 step whose start found the gradients in its buffer (from the plan's bucket kernels; the sink variant of the
 segment is compiled before anything is timed).
@@ -44,7 +49,7 @@ from threadpoolctl import threadpool_limits
 import paddle_exec.fluid as fluid
 from paddle_exec.distributed.fleet import transpile
 from paddle_exec.executor.jit_service import SERVICE
-from paddle_exec.executor.passes.bucket_sink import sink_state
+from paddle_exec.executor.passes.bucket_sink import _SinkStep, sink_state
 from paddle_exec.executor.passes.collective import Bucket, _bucket_start_kernel, _bucket_wait_kernel
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.collective import get_group
@@ -173,6 +178,23 @@ def main(model: str, steps: int, rounds: int) -> None:
             out[label + '_median_ms'] = 1e3 * float(np.median(t))
         return out
 
+    sink_steps = [(node, node.step) for node in plan.nodes if isinstance(node.step, _SinkStep)]
+
+    def compare_training(count: int) -> dict:
+        """`count` training steps with the sinks and `count` without, interleaved (the order alternating)."""
+        took = {'sink': [], 'packed': []}
+        for i in range(2 * count):
+            use_sink = (i % 2 == 0) == (i // 2 % 2 == 0)
+            for node, step in sink_steps:
+                node.step = step if use_sink else step.base
+            comm.Barrier()
+            start = time.perf_counter()
+            exe.run(main_prog, feed=feeds[i % len(feeds)], fetch_list=[loss])
+            took['sink' if use_sink else 'packed'].append(time.perf_counter() - start)
+        for node, step in sink_steps:
+            node.step = step
+        return {'step_%s_ms' % k: 1e3 * float(np.percentile(t, 25)) for k, t in took.items()}
+
     if comm is not None and sizes:
         stats.separate_skew = False
         compare(5)                                  # warm every side the same
@@ -191,6 +213,8 @@ def main(model: str, steps: int, rounds: int) -> None:
             stats.separate_skew = False
         if comm is not None and sizes:
             row.update(compare(COMPARE_STEPS_PER_STEP * steps))
+            if sink_steps:
+                row.update(compare_training(steps))
         result['rounds'].append(row)
     if rank == 0:
         print('RESULT ' + json.dumps(result), flush=True)
