@@ -191,3 +191,20 @@ def test_write_into_copies_in_c_order(src):
 def test_write_into_refuses_another_size():
     with pytest.raises(ValueError, match='wrong size'):
         write_into(np.zeros(4, np.float32), np.zeros(5, np.float32))
+
+
+def test_gradients_of_undeclared_dtype_or_shape_turn_the_sink_off(monkeypatch):
+    """The copy into a view would cast (or fail) where the pack keeps what the segment made: checked once, on the
+    first compiled run's gradients, before the sink variant is compiled."""
+    _, _, _, plan, _ = train(monkeypatch)
+    step = next(nd.step for nd in plan.nodes if isinstance(nd.step, _SinkStep))
+    views = tuple(v for s in step.sinks for v in s.acquire().views)
+    values = [None] * (max(step.slots) + 1)
+    for s, v in zip(step.slots, views):
+        values[s] = np.zeros_like(v)
+    assert step._fits(values, views) and not step.off
+    values[step.slots[1]] = np.zeros(views[1].shape, np.float64)
+    assert not step._fits(values, views) and step.off
+    step.off = False
+    values[step.slots[1]] = np.zeros(views[1].size + 1, views[1].dtype)
+    assert not step._fits(values, views) and step.off

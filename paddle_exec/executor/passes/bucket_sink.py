@@ -54,11 +54,9 @@ def sink_state(node) -> BucketState | None:
     return state if isinstance(state, BucketState) else None
 
 
-def _static_shape(block, name: str, dtype) -> tuple | None:
+def _static_shape(block, name: str) -> tuple | None:
     var = block._find_var_recursive(name)
     if var is None or var.shape is None or any(int(d) < 0 for d in var.shape):
-        return None
-    if np.dtype(dtype) != dtype:
         return None
     return tuple(int(d) for d in var.shape)
 
@@ -107,7 +105,7 @@ def sink_buckets(plan, block, options) -> None:
         slots = node.in_spec[0]
         if type(slots) is not tuple or len(slots) != len(state.bucket.names):
             continue
-        shapes = [_static_shape(block, name, state.bucket.dtype) for name in state.bucket.names]
+        shapes = [_static_shape(block, name) for name in state.bucket.names]
         if any(shape is None for shape in shapes):
             continue
         if writers is None:
@@ -124,28 +122,30 @@ def sink_buckets(plan, block, options) -> None:
             continue
         locals_ = _sink_locals(nodes[j].segment, slots)
         if locals_ is not None:
-            wanted.setdefault(j, []).append((state, locals_, shapes))
+            wanted.setdefault(j, []).append((state, locals_, shapes, slots))
     for j, buckets in wanted.items():
         segment = nodes[j].segment
-        sunk = [s for _, locals_, _ in buckets for s in locals_]
-        indices = ', '.join(str(state.bucket.index) for state, _, _ in buckets)
+        sunk = [s for _, locals_, _, _ in buckets for s in locals_]
+        indices = ', '.join(str(state.bucket.index) for state, _, _, _ in buckets)
         title = '%s; gradients into buckets %s' % (segment.label, indices)
         source = segment_source(segment.calls, segment.in_locals, segment.out_locals, title, sinks=sunk)
         code = segment_code(source, segment_key(source), options.cache_dir)
-        sinks = [state.make_sink(shapes) for state, _, shapes in buckets]
-        nodes[j].step = _SinkStep(segment, sinks, code, options.mode)
+        sinks = [state.make_sink(shapes) for state, _, shapes, _ in buckets]
+        slots = [s for _, _, _, bucket_slots in buckets for s in bucket_slots]
+        nodes[j].step = _SinkStep(segment, sinks, slots, code, options.mode)
 
 
 class _SinkStep:
     """A segment node's step that writes a bucket's gradients into the bucket's buffer (see the module docstring).
     `fn` is the compiled sink variant once it is ready; `off` when it may not be used for this plan."""
 
-    __slots__ = ('segment', 'sinks', 'sink', 'code', 'mode', 'base', 'gather', 'outs', 'frees', 'fn', 'signature',
-                 'off')
+    __slots__ = ('segment', 'sinks', 'slots', 'sink', 'code', 'mode', 'base', 'gather', 'outs', 'frees', 'fn',
+                 'signature', 'off')
 
-    def __init__(self, segment, sinks: list, code, mode: str):
+    def __init__(self, segment, sinks: list, slots: list, code, mode: str):
         self.segment = segment
         self.sinks = tuple(sinks)
+        self.slots = tuple(slots)           # the sunk members' slots, in the order of the sinks' views
         self.sink = sinks[0] if len(sinks) == 1 else None       # the one bucket: the shortest path
         self.code = code
         self.mode = mode
@@ -200,9 +200,9 @@ class _SinkStep:
             return
         code = self.code
         if self.signature is None:
-            if not all(isinstance(a, np.ndarray) for a in args):
-                return
             views = tuple(v for s in self.sinks for v in s.acquire().views)
+            if not all(isinstance(a, np.ndarray) for a in args) or not self._fits(values, views):
+                return
             self.signature = tuple(numba.typeof(a) for a in args + views)
             if self.mode == 'sync' or code.is_cached(self.signature):
                 code.compile(self.signature)
@@ -212,3 +212,13 @@ class _SinkStep:
             self.fn = code.runtime
         elif self.signature in code.failed:
             self.off = True
+
+    def _fits(self, values: list, views: tuple) -> bool:
+        """Whether the gradients the segment made in this run have the views' dtypes and shapes (a copy into the
+        views could cast where the pack would have kept a dtype the program did not declare): else the sink is off."""
+        for s, view in zip(self.slots, views):
+            v = values[s]
+            if type(v) is not np.ndarray or v.dtype != view.dtype or v.shape != view.shape:
+                self.off = True
+                return False
+        return True
