@@ -7,17 +7,23 @@ trainer on its share of the model's global batch, with the programs Paddle 2.x's
 
     <model> steps/s     steps of the global batch per second: 2 trainers (subject) against 1 (baseline). No goal:
                         the two trainers share the machine's 2 cores with each other (and with whatever else runs)
-    <model> allreduce   milliseconds per step of the gradient all-reduce through paddle_exec (the bucket kernels:
-                        pack, all-reduce in place through the MPI group, unpack) against a bare mpi4py
-                        Allreduce(send, recv) of the same buffers, sizes and count per step, both with nothing else
-                        running, interleaved step by step in the same job (dist_worker.py); per round the lower
-                        quartile of each side's steps, the ratio the median over rounds. Goal: within 10% (ratio
-                        <= 1.1). `extra`: the bucket sizes; per-round ratios; the medians of the steps and their
-                        ratio; the ratio to a bare in-place Allreduce (no copy at all, which the pack cannot
-                        match); during
-                        training, the time inside MPI_Allreduce (it overlaps backward, so it competes with it for
-                        the cores), the exposed wait per step (how long the optimizer waited for its buckets), the
-                        skew (the wait for the other trainer, timed apart) and the sparse gathers
+    <model> allreduce   milliseconds per step of the gradient all-reduce through paddle_exec (the bucket kernels as
+                        training runs them: the gradients already in the bucket's buffer, written there by the
+                        segment that made them, passes/bucket_sink.py; all-reduce in place through the MPI group;
+                        views of the buffer as the gradients) against a bare mpi4py Allreduce(send, recv) of the
+                        same buffers, sizes and count per step, both with nothing else running, interleaved step by
+                        step in the same job (dist_worker.py); per round the lower quartile of each side's steps,
+                        the ratio the median over rounds. Goal: within 10% (ratio <= 1.1). `extra`: the bucket
+                        sizes; per-round ratios; the medians of the steps and their ratio; the ratio to a bare
+                        in-place Allreduce (what ours does inside MPI); the kernels with the pack
+                        (`ours_packed_ms`: the path before the sinks, and of buckets without one); the dense
+                        buckets per training step that took the sink path (`sunk_per_step`); whole training
+                        steps with the sink against the segment's own step and the pack, interleaved
+                        (`step_sink_ms`, `step_packed_ms`, lower quartiles, and the median of their per-round
+                        ratios `step_sink_to_packed`: the copy moved into backward is paid there); during training, the
+                        time inside MPI_Allreduce (it overlaps backward, so it competes with it for the cores), the
+                        exposed wait per step (how long the optimizer waited for its buckets), the skew (the wait
+                        for the other trainer, timed apart) and the sparse gathers
 
 Each trainer's BLAS is capped at cores / trainers threads (dist_worker.py), or at --blas-threads when given (on a
 machine other work keeps busy, `--blas-threads 1` keeps spinning BLAS threads from deciding the 1-trainer figure).
@@ -90,6 +96,8 @@ def distributed_rows(opts: BenchOptions) -> Iterable[Row]:
         ours = [r['ours_ms'] for r in two['rounds']]
         bare = [r['bare_ms'] for r in two['rounds']]
         inplace = [r['bare_inplace_ms'] for r in two['rounds']]
+        packed = [r['ours_packed_ms'] for r in two['rounds']]
+        sinks = all('step_sink_ms' in r for r in two['rounds'])
         ratios = [o / b for o, b in zip(ours, bare)]
         median_ratios = [r['ours_median_ms'] / r['bare_median_ms'] for r in two['rounds']]
         yield Row(GROUP, '%s allreduce' % model, 'paddle_exec', 'bare mpi4py', subject_value=statistics.median(ours),
@@ -98,10 +106,17 @@ def distributed_rows(opts: BenchOptions) -> Iterable[Row]:
                   extra={'bucket_sizes': two['bucket_sizes'], 'bytes_per_step': two['bytes_per_step'],
                          'ratio_per_round': [round(x, 3) for x in ratios],
                          'median_step_ms': {side: statistics.median(r[side + '_median_ms'] for r in two['rounds'])
-                                            for side in ('ours', 'bare', 'bare_inplace')},
+                                            for side in ('ours', 'bare', 'bare_inplace', 'ours_packed')},
                          'ratio_of_median_steps': statistics.median(median_ratios),
                          'bare_inplace_ms': statistics.median(inplace),
                          'ratio_to_bare_inplace': statistics.median(o / b for o, b in zip(ours, inplace)),
+                         'ours_packed_ms': statistics.median(packed),
+                         'packed_ratio_per_round': [round(p / b, 3) for p, b in zip(packed, bare)],
+                         'sunk_per_step': _median(two['rounds'], 'sunk_per_step'),
+                         'step_sink_ms': _median(two['rounds'], 'step_sink_ms') if sinks else None,
+                         'step_packed_ms': _median(two['rounds'], 'step_packed_ms') if sinks else None,
+                         'step_sink_to_packed': (statistics.median(r['step_sink_ms'] / r['step_packed_ms']
+                                                                   for r in two['rounds']) if sinks else None),
                          'in_training_allreduce_ms': _median(two['rounds'], 'train_allreduce_ms'),
                          'exposed_wait_ms': _median(two['rounds'], 'wait_ms'),
                          'skew_ms': _median(two['rounds'], 'skew_ms'),

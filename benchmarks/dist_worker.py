@@ -10,13 +10,25 @@ writes (paddle_exec.distributed.fleet.transpile: what fleet.distributed_optimize
           gathers
   then STEPS steps of each of these, interleaved step by step (the order rotating), each after a Barrier:
   ours          the plan's dense buckets, member for member (the gradients' shapes), through paddle_exec's own
-                bucket kernels, with nothing else running: pack the gradients into the bucket buffer, all-reduce it
-                in place through the process group, unpack into views (executor/passes/collective.py, the MPI group)
+                bucket kernels, with nothing else running, as training runs them: the gradients are already in a
+                buffer of the bucket (the segment that made them wrote them into its views: passes/bucket_sink.py;
+                taking the free buffer, which that segment's step does, is timed here), the start all-reduces it in
+                place through the process group, the wait hands out the views (executor/passes/collective.py)
+  ours_packed   the same kernels without the sink, as before it: pack the gradients into the buffer first
   bare          the same bytes through a bare mpi4py Allreduce(send, recv) on preallocated buffers: the goal's
                 baseline. MPICH copies the send buffer into the receive buffer and reduces there: one copy of the
                 bytes, as paddle_exec's pack is one copy
-  bare_inplace  the same bytes through Allreduce(IN_PLACE, buffer): no copy at all (reported, not the goal: only
-                gradients that backward writes into the bucket itself could match it)
+  bare_inplace  the same bytes through Allreduce(IN_PLACE, buffer): no copy at all (reported: what `ours` does
+                in MPI, without paddle_exec's Python around it)
+
+  then STEPS training steps with the sink and STEPS with the segment's own step (the pack path), interleaved step
+  by step, each after a Barrier: the sink's copy moved into backward (cache-hot, in the compiled segment), so the
+  whole step, not the all-reduce alone, says whether it costs less than the pack did (`step_sink_ms`,
+  `step_packed_ms`)
+
+Training must take the sink path for `ours` to stand for it: `sunk_per_step` counts the dense buckets per training
+step whose start found the gradients in its buffer (from the plan's bucket kernels; the sink variant of the
+segment is compiled before anything is timed).
 
 Each side's figure is the lower quartile of its steps (the median is reported too): on a machine where other work
 preempts a third of the steps or more, the quartile is still a step in which both trainers ran; interleaving
@@ -36,6 +48,8 @@ from threadpoolctl import threadpool_limits
 
 import paddle_exec.fluid as fluid
 from paddle_exec.distributed.fleet import transpile
+from paddle_exec.executor.jit_service import SERVICE
+from paddle_exec.executor.passes.bucket_sink import _SinkStep, sink_state
 from paddle_exec.executor.passes.collective import Bucket, _bucket_start_kernel, _bucket_wait_kernel
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.collective import get_group
@@ -74,6 +88,10 @@ def main(model: str, steps: int, rounds: int) -> None:
         return time.perf_counter() - start
 
     train_block(3)                                  # compiles, plans, first broadcast: never timed
+    SERVICE.wait()                                  # the segments' compiled code, then their sink variants
+    train_block(3)
+    SERVICE.wait()
+    train_block(2)
     stats = getattr(group, 'stats', None)
     sizes = []
     if stats is not None:
@@ -101,15 +119,32 @@ def main(model: str, steps: int, rounds: int) -> None:
             continue                                # gathered, not all-reduced
         bucket = Bucket(len(ours_buckets))
         bucket.names = list(names)
-        bucket.overlap = False                      # nothing else runs here: reduced at its start, as in training
-        grads = [np.ones([abs(d) for d in block.var(name).shape], dtype='float32') for name in names]
-        ours_buckets.append((_bucket_start_kernel(bucket, 1), _bucket_wait_kernel(bucket, 1, frozenset()), grads))
-    result['ours_members'] = [len(b[2]) for b in ours_buckets]
+        bucket.overlap = False                      # nothing else runs here: reduced at its start
+        bucket.dtype = np.dtype('float32')
+        shapes = [[abs(d) for d in block.var(name).shape] for name in names]
+        grads = [np.ones(shape, dtype='float32') for shape in shapes]
+        start_kernel = _bucket_start_kernel(bucket, 1)
+        sink = start_kernel.state.make_sink(shapes)
+        for view, grad in zip(sink.acquire().views, grads):
+            view[...] = grad
+        ours_buckets.append((start_kernel, _bucket_wait_kernel(bucket, 1, frozenset()), sink,
+                             _bucket_start_kernel(bucket, 1), grads))
+    result['ours_members'] = [len(b[4]) for b in ours_buckets]
+    starts = [sink_state(node) for node in plan.nodes if sink_state(node) is not None]
+    dense_starts = [state for state in starts if not state.bucket.sparse]
 
     def ours_step() -> float:
         start = time.perf_counter()
-        for start_kernel, wait_kernel, grads in ours_buckets:
-            wait_kernel(start_kernel(grads)[0])
+        for start_kernel, wait_kernel, sink, _, _ in ours_buckets:
+            entry = sink.acquire()                  # the segment's step takes it and writes the gradients there
+            sink.entry = entry
+            wait_kernel(start_kernel(entry.views)[0])
+        return time.perf_counter() - start
+
+    def packed_step() -> float:
+        start = time.perf_counter()
+        for _, wait_kernel, _, packing_kernel, grads in ours_buckets:
+            wait_kernel(packing_kernel(grads)[0])
         return time.perf_counter() - start
 
     def bare_step() -> float:
@@ -124,7 +159,7 @@ def main(model: str, steps: int, rounds: int) -> None:
             comm.Allreduce(MPI.IN_PLACE, buf)
         return time.perf_counter() - start
 
-    sides = (('ours', ours_step), ('bare', bare_step), ('bare_inplace', inplace_step))
+    sides = (('ours', ours_step), ('bare', bare_step), ('bare_inplace', inplace_step), ('ours_packed', packed_step))
 
     def compare(count: int) -> dict:
         """`count` steps of each side, interleaved step by step (the order rotating, so each side follows each
@@ -143,6 +178,23 @@ def main(model: str, steps: int, rounds: int) -> None:
             out[label + '_median_ms'] = 1e3 * float(np.median(t))
         return out
 
+    sink_steps = [(node, node.step) for node in plan.nodes if isinstance(node.step, _SinkStep)]
+
+    def compare_training(count: int) -> dict:
+        """`count` training steps with the sinks and `count` without, interleaved (the order alternating)."""
+        took = {'sink': [], 'packed': []}
+        for i in range(2 * count):
+            use_sink = (i % 2 == 0) == (i // 2 % 2 == 0)
+            for node, step in sink_steps:
+                node.step = step if use_sink else step.base
+            comm.Barrier()
+            start = time.perf_counter()
+            exe.run(main_prog, feed=feeds[i % len(feeds)], fetch_list=[loss])
+            took['sink' if use_sink else 'packed'].append(time.perf_counter() - start)
+        for node, step in sink_steps:
+            node.step = step
+        return {'step_%s_ms' % k: 1e3 * float(np.percentile(t, 25)) for k, t in took.items()}
+
     if comm is not None and sizes:
         stats.separate_skew = False
         compare(5)                                  # warm every side the same
@@ -150,8 +202,10 @@ def main(model: str, steps: int, rounds: int) -> None:
         if stats is not None:
             stats.separate_skew = True
             stats.reset()
+        sunk = sum(state.sunk for state in dense_starts)
         wall = train_block(steps)
-        row = {'steps_per_second': steps / wall}
+        row = {'steps_per_second': steps / wall,
+               'sunk_per_step': (sum(state.sunk for state in dense_starts) - sunk) / steps}
         if stats is not None:
             row.update(train_allreduce_ms=_median_ms(stats.durations, len(sizes)),
                        wait_ms=1e3 * stats.wait_seconds / steps, skew_ms=1e3 * stats.skew_seconds / steps,
@@ -159,6 +213,8 @@ def main(model: str, steps: int, rounds: int) -> None:
             stats.separate_skew = False
         if comm is not None and sizes:
             row.update(compare(COMPARE_STEPS_PER_STEP * steps))
+            if sink_steps:
+                row.update(compare_training(steps))
         result['rounds'].append(row)
     if rank == 0:
         print('RESULT ' + json.dumps(result), flush=True)

@@ -24,6 +24,12 @@ the same machine code. In a segment that updates anything in place, `progress[0]
 failure is reported against its op and the runner knows whether the calls before it changed anything in place
 (executor/segment_node.py); a segment without in-place updates has no `progress` argument.
 
+Sinks (`sinks`, passes/bucket_sink.py): outputs the function writes into arrays it is given rather than returning
+arrays of its own: a parameter `s<local>` after the inputs per sink, `sink_write(s<local>, v<local>)`
+(kernels/segment/sink.py) right after the call that makes the value (the bytes still in cache), and `s<local>`
+returned in its place, so the caller gets the very array it passed. The gradient all-reduce hands views of a
+bucket's buffer this way. Without sinks the text is what it always was.
+
 The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
 cache checks only the generated file, so a change in a kernel it calls must change the file's name.
 """
@@ -37,11 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.jit import kernel_fingerprint
+from ..kernels.segment.sink import write_into
 
 __all__ = ['Call', 'segment_source', 'tracks_progress', 'segment_key', 'kernel_fingerprint', 'render_constant',
            'FUNCTION_NAME']
 
 FUNCTION_NAME = 'segment'
+SINK_ALIAS = 'sink_write'
 
 
 @dataclass
@@ -135,8 +143,17 @@ def tracks_progress(calls: list) -> bool:
     return any(c.in_place for c in calls)
 
 
-def segment_source(calls: list, inputs: list, outputs: list, title: str = '') -> str:
-    """The module text of one segment: imports, then `segment([progress,] *inputs) -> tuple(outputs)`."""
+def _sink_lines(lines: list, outs: list, sinks: frozenset) -> None:
+    """`write_into(s<local>, v<local>)` for the sunk values a call just made (see the module docstring)."""
+    for spec in outs:
+        for s in (spec if type(spec) is tuple else (spec,)):
+            if s is not None and s in sinks:
+                lines.append('    %s(s%d, v%d)' % (SINK_ALIAS, s, s))
+
+
+def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=()) -> str:
+    """The module text of one segment: imports, then `segment([progress,] *inputs, *sinks) -> tuple(outputs)`;
+    `sinks` are output locals written into arrays passed after the inputs (see the module docstring)."""
     aliases: dict = {}
     imports = []
     for call in calls:
@@ -145,10 +162,15 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '') ->
             alias = 'k%d' % len(aliases)
             aliases[id(call.kernel)] = alias
             imports.append('from %s import %s as %s' % (module, name, alias))
+    sinks = tuple(sinks)
+    sunk = frozenset(sinks)
+    if sinks:
+        module, name = _import_name(write_into)
+        imports.append('from %s import %s as %s' % (module, name, SINK_ALIAS))
     head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
             'import numpy as np', ''] + imports + ['', '']
     tracked = tracks_progress(calls)
-    params = ', '.join((['progress'] if tracked else []) + ['v%d' % s for s in inputs])
+    params = ', '.join((['progress'] if tracked else []) + ['v%d' % s for s in inputs] + ['s%d' % s for s in sinks])
     body = ['def %s(%s):' % (FUNCTION_NAME, params)]
     for k, call in enumerate(calls):
         args = [_slot_expr(s) for s in call.ins] + [render_constant(a) for a in call.args]
@@ -157,14 +179,16 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '') ->
             body.append('    progress[0] = %d' % k)
         if len(call.outs) == 1 and type(call.outs[0]) is not tuple:
             body.append('    v%d = %s' % (call.outs[0], expr) if call.outs[0] is not None else '    ' + expr)
-            continue
-        body.append('    r%d = %s' % (k, expr))
-        if len(call.outs) == 1:
-            _assign(body, 'r%d' % k, call.outs[0])
         else:
-            for i, out in enumerate(call.outs):
-                _assign(body, 'r%d[%d]' % (k, i), out)
-    rets = ', '.join('v%d' % s for s in outputs)
+            body.append('    r%d = %s' % (k, expr))
+            if len(call.outs) == 1:
+                _assign(body, 'r%d' % k, call.outs[0])
+            else:
+                for i, out in enumerate(call.outs):
+                    _assign(body, 'r%d[%d]' % (k, i), out)
+        if sunk:
+            _sink_lines(body, call.outs, sunk)
+    rets = ', '.join(('s%d' if s in sunk else 'v%d') % s for s in outputs)
     body.append('    return (%s,)' % rets if len(outputs) == 1 else '    return (%s)' % rets)
     return '\n'.join(head + body) + '\n'
 

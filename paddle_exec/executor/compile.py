@@ -33,6 +33,8 @@ no scope. The passes, in order:
        ops handling LoD stay ordinary nodes; while it is on, kernels of ops that have a segment rule are made at
        their first call (registry.DeferredKernel), so ops that end up inside a segment never compile kernels of
        their own
+    6b. bucket sinks (passes/bucket_sink.py): a segment that makes all of a gradient bucket's members writes them
+       into the bucket's all-reduce buffer (no pack before the all-reduce)
     7. feed bindings (feed.py FeedBinding): per place, how each fed name reaches its slot
 Debug output: BuildStrategy.debug_graphviz_path makes the data-parallel plan pass write the program and the compiled
 graph, and the stage pass the split, as Graphviz text.
@@ -57,6 +59,7 @@ from ..ops import reader as reader_ops
 from .config import RunConfig
 from .feed import FeedBinding
 from .graphs import plan_dot, program_dot, split_dot
+from .passes.bucket_sink import sink_buckets
 from .passes.collective import check_same_program, has_cross_process_ops
 from .passes.data_parallel import build_data_parallel_plan, is_inference_program
 from .passes.fuse_bn_act import fuse_bn_act_ops
@@ -185,9 +188,10 @@ def compile_plan(physical: Physical, feed_names, fetch_names, n_run: int, config
                                         fuse_grad_size_mb=config.fuse_grad_size_mb)
     else:
         plan = build_plan(program.global_block(), feed_names, fetch_names, context, feed_lod)
+    block = program.global_block()
     if config.compile.enabled:
         compile_segments(plan, config.compile, context)
-    block = program.global_block()
+        sink_buckets(plan, block, config.compile)
     if config.data_parallel and config.debug_graphviz_path:
         _write_graphs(config.debug_graphviz_path, block, plan)
     if not config.data_parallel:      # data-parallel feeds are converted and checked while split (feed.split_feeds)

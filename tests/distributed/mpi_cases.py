@@ -1,6 +1,7 @@
 """Run by test_mpi.py as `mpiexec -n 2 python mpi_cases.py [names]`: each case trains or communicates as one of two
 trainers and checks the result against a reference this process computes alone (one process on the whole batch).
 Prints 'ok <case>' per case that holds; a failing case raises, which ends the job (abort on error)."""
+import os
 import sys
 
 import numpy as np
@@ -10,6 +11,7 @@ import paddle_exec.distributed as dist
 import paddle_exec.distributed.fleet as fleet
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
+from paddle_exec.executor.passes.bucket_sink import sink_state
 from paddle_exec.fluid.incubate.fleet.base import role_maker
 from paddle_exec.fluid.incubate.fleet.collective import DistributedStrategy as Strategy18
 from paddle_exec.fluid.incubate.fleet.collective import fleet as fleet18
@@ -167,7 +169,26 @@ def case_collectives():
     report('collectives')
 
 
+def case_sink():
+    """The dense bucket's gradients written into its buffer by the segment that makes them (passes/bucket_sink.py)
+    and all-reduced there in place over MPI: equal one process. Under PADDLE_EXEC_COMPILE=sync (test_mpi.py) the
+    sink is taken from the third run on."""
+    want = run(*model(11))
+    main, startup, loss = model(11 + RANK, lambda o: fleet.distributed_optimizer(o, strategy()))
+    scope, exe = Scope(), static.Executor(paddle.CPUPlace())
+    k = GLOBAL // N
+    with static.scope_guard(scope):
+        exe.run(startup)
+        losses = [float(np.mean(exe.run(main, feed={'x': x[RANK * k:(RANK + 1) * k], 'y': y[RANK * k:(RANK + 1) * k]},
+                                        fetch_list=[loss])[0])) for x, y in DATA]
+        params = {p.name: np.array(scope.find_var(p.name).get_tensor()) for p in main.global_block().all_parameters()}
+    states = [s for s in map(sink_state, exe._runner.plans.plans()[-1].nodes) if s is not None]
+    if os.environ.get('PADDLE_EXEC_COMPILE') == 'sync':
+        assert [(s.sunk, s.packed) for s in states] == [(STEPS - 2, 2)], [(s.sunk, s.packed) for s in states]
+    same_as_reference('sink', (losses, params), want)
+
+
 CASES = {'fleet': case_fleet, 'fleet_places': case_fleet_places, 'sparse': case_sparse, 'fleet18': case_fleet18,
-         'num_trainers': case_num_trainers, 'collectives': case_collectives}
+         'num_trainers': case_num_trainers, 'collectives': case_collectives, 'sink': case_sink}
 for name in sys.argv[1:] or CASES:
     CASES[name]()

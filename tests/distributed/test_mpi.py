@@ -17,9 +17,9 @@ pytestmark = pytest.mark.skipif(MPIEXEC is None, reason='mpiexec not found')
 ENV = {**os.environ, 'CPU_NUM': '1'}
 
 
-def job(args, timeout=300, cwd=None):
+def job(args, timeout=300, cwd=None, env=None):
     start = time.time()
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=ENV, cwd=cwd)
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env or ENV, cwd=cwd)
     return proc.returncode, proc.stdout + proc.stderr, time.time() - start
 
 
@@ -35,11 +35,19 @@ def cases():
 
 @pytest.mark.parametrize('name', ['fleet', 'fleet_unfused', 'fleet_small_buckets', 'fleet_graph', 'fleet_places',
                                   'sparse', 'fleet18_nccl2', 'fleet18_grad_allreduce', 'fleet18_local_sgd',
-                                  'num_trainers', 'collectives'])
+                                  'num_trainers', 'collectives', 'sink'])
 def test_two_trainers_equal_one_process(cases, name):
     rc, out, _ = cases
     assert rc == 0, out
     assert out.splitlines().count('ok ' + name) == 2, out     # from both trainers
+
+
+def test_gradients_written_into_the_bucket_over_mpi_equal_one_process():
+    """Segments compiled at the first run, so the bucket sink is taken (mpi_cases.py case_sink checks it was)."""
+    rc, out, _ = job([MPIEXEC, '-n', '2', sys.executable, os.path.join(HERE, 'mpi_cases.py'), 'sink'],
+                     env={**ENV, 'PADDLE_EXEC_COMPILE': 'sync'})
+    assert rc == 0, out
+    assert out.splitlines().count('ok sink') == 2, out
 
 
 def test_launcher_runs_the_job_with_per_trainer_logs(tmp_path):

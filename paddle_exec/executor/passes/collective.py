@@ -22,7 +22,10 @@ collectives is planned the same way on one place.
    (the optimizer, usually): it waits for the buffer and hands out views of it as every place's gradients. It
    also waits for every op placed between the two, so a parallel policy never parks a thread on it early.
    The buffer is reused from step to step (MPI is slow on fresh pages) with its member views made once; the pack
-   is the one copy of the gradients, where a bare MPI_Allreduce(send, recv) copies inside MPI.
+   is the one copy of the gradients, where a bare MPI_Allreduce(send, recv) copies inside MPI. On one place the
+   pack usually goes: the bucket sink pass (passes/bucket_sink.py, after the segment pass) has the compiled segment
+   that makes the gradients write them into the views of a free buffer (`BucketSink`), and `bucket_start` finds
+   them there and all-reduces the buffer as it stands, in place.
 4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
    cross-process node (bucket starts and the program's other collectives) depends on the one before it.
 
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from operator import is_
 
 import numpy as np
 
@@ -57,8 +61,8 @@ from ...ops.collective import (
     reduce_selected_rows,
 )
 
-__all__ = ['BUCKET_INFOS', 'has_cross_process_ops', 'plan_collectives', 'span_node', 'check_same_program',
-           'sync_persistables', 'check_trainers']
+__all__ = ['BUCKET_INFOS', 'BucketSink', 'BucketState', 'has_cross_process_ops', 'plan_collectives', 'span_node',
+           'check_same_program', 'sync_persistables', 'check_trainers']
 
 BUCKET_INFOS = {
     'bucket_start': OpInfo('bucket_start', ('X',), ('Handle',), duplicable=frozenset({'X'})),
@@ -291,6 +295,50 @@ def _bucket_buffer(pool: list, layout: _Layout) -> _BucketBuffer:
     return entry
 
 
+class BucketSink:
+    """Where the one segment that makes all of a dense bucket's gradients writes them (passes/bucket_sink.py): a
+    free buffer of the bucket's pool for the member shapes known when the plan is made (`acquire`, before the
+    segment runs), and the buffer it filled in this run (`entry`, taken by the bucket's start)."""
+
+    __slots__ = ('layout', 'pool', 'entry')
+
+    def __init__(self, layout: _Layout, pool: list):
+        self.layout = layout
+        self.pool = pool
+        self.entry = None
+
+    def acquire(self) -> _BucketBuffer:
+        return _bucket_buffer(self.pool, self.layout)
+
+
+class BucketState:
+    """What a bucket's start kernel keeps between runs, readable by the passes after it: the buffers (`pool`),
+    the layouts by member shapes, the sink when a segment writes the gradients into the buffer, and how many runs
+    found them there (`sunk`) or packed them (`packed`)."""
+
+    __slots__ = ('bucket', 'n_places', 'pool', 'layouts', 'sink', 'sunk', 'packed')
+
+    def __init__(self, bucket: Bucket, n_places: int):
+        self.bucket = bucket
+        self.n_places = n_places
+        self.pool: list = []
+        self.layouts: dict = {}     # ((shape, dtype) of each member) -> _Layout
+        self.sink: BucketSink | None = None
+        self.sunk = 0
+        self.packed = 0
+
+    def make_sink(self, shapes: list) -> BucketSink:
+        """The sink for members of these static `shapes` (the bucket's dtype), sharing the pool and the layout
+        the pack would use for them."""
+        dtype = self.bucket.dtype
+        key = tuple((tuple(shape), dtype) for shape in shapes)
+        layout = self.layouts.get(key)
+        if layout is None:
+            layout = self.layouts[key] = _Layout([np.empty(shape, dtype) for shape in shapes])
+        self.sink = BucketSink(layout, self.pool)
+        return self.sink
+
+
 def _check_values(per_member: list, names: list) -> None:
     for k, vals in enumerate(per_member):
         for p, v in enumerate(vals):
@@ -305,10 +353,16 @@ def _bucket_start_kernel(bucket: Bucket, n_places: int):
     The one-place dense bucket (every trainer with a plain Executor) is the hot path: a layout known from an earlier
     step (the same member shapes) packs with one concatenate into the buffer, with no other per-member Python; the
     all-reduce runs in place in that buffer, and the wait hands out views of it. Its one copy stands for the copy a
-    bare `Allreduce(send, recv)` makes inside MPI from the send buffer to the receive buffer."""
+    bare `Allreduce(send, recv)` makes inside MPI from the send buffer to the receive buffer.
+
+    With a sink (passes/bucket_sink.py) there is no pack: the segment that made the gradients wrote them into views
+    of a buffer of the pool, which this run's values still are (checked by identity: a node that rebound a slot
+    in between sends the bucket down the pack path), so the buffer is all-reduced as it stands. The kernel's
+    `state` (BucketState) is what the sink pass and the benchmarks reach."""
     names, m = bucket.names, len(bucket.names)
-    pool: list = []
-    layouts: dict = {}          # ((shape, dtype) of each member) -> _Layout
+    state = BucketState(bucket, n_places)
+    pool = state.pool
+    layouts = state.layouts
 
     def sparse(group, per_member: list):
         totals = [_local_reduce(vals, 'sum', names[k]) for k, vals in enumerate(per_member)]
@@ -327,6 +381,15 @@ def _bucket_start_kernel(bucket: Bucket, n_places: int):
 
     def run(values):
         group = get_group(0)
+        sink = state.sink
+        if sink is not None:
+            entry = sink.entry
+            if entry is not None:
+                sink.entry = None
+                if all(map(is_, values, entry.views)):
+                    state.sunk += 1
+                    return launch(group, entry)
+        state.packed += 1
         layout = None
         if not bucket.sparse:
             try:
@@ -358,6 +421,7 @@ def _bucket_start_kernel(bucket: Bucket, n_places: int):
                     target += v
         del buf
         return launch(group, entry)
+    run.state = state
     return run
 
 
