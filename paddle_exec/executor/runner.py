@@ -314,10 +314,16 @@ class Runner:
         the scope's holders (a run whose variables are a parent scope's takes the recipe's path every time)."""
         if recipe.bound is None or self.closed:
             return
+        lane = recipe.lane
+        bound, made_for = recipe.lane_key
+        if lane is None or bound is not recipe.bound or made_for is not policy:
+            # made once per binding: runs alternating between feed signatures (batch sizes) switch lanes, not make
+            lane = make_lane(recipe, program._version, sig, names, policy, drops, self._run_lock, scope)
+            recipe.lane, recipe.lane_key = lane, (recipe.bound, policy)
         lanes = self.lanes
         if len(lanes) >= LANE_CACHE_SIZE:
             lanes = self.lanes = {}
-        lanes[program._id] = make_lane(recipe, program._version, sig, names, policy, drops, self._run_lock, scope)
+        lanes[program._id] = lane
 
     def _run_one_place(self, program, feed, names: list, scope: Scope, return_numpy: bool) -> list:
         """The plain Executor's run: the same steps on one place, without the per-place loops (its per-call cost

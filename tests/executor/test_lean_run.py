@@ -310,3 +310,14 @@ def test_a_failing_op_is_named_by_a_lane_as_with_segments_off(monkeypatch, kind)
         errors[mode] = str(err.value)
     assert 'softmax_with_cross_entropy' in errors['sync'] and 'received label value 9' in errors['sync']
     assert errors['sync'] == errors['0']
+
+
+def test_runs_alternating_between_batch_sizes_switch_lanes_without_making_them_again(mode, monkeypatch):
+    run, runner, scope, main, y = lane_setup(mode, monkeypatch)
+    x7 = np.ones((7, 3), 'float32')
+    seen = []
+    for k in range(8):
+        x = X if k % 2 else x7
+        np.testing.assert_allclose(run({'x': x})[0], expected(scope, x), rtol=1e-6)
+        seen.append(runner().lanes[main._id])
+    assert len({id(lane) for lane in seen}) == 2
