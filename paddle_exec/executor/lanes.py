@@ -149,13 +149,8 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         lines += ['        scope = SC', '        if SC.erasures != E:', '            return None']
     else:
         lines += ['        if scope is not SC or SC.erasures != E:', '            return None']
-    if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter.count, written out)
-        lines += ['        with drops.lock:',
-                  '            if drops.runs == 0:',
-                  '                drops.start()',
-                  '            drops.runs += 1',
-                  '            if drops.runs == drops.every:',
-                  '                drops.drop()']
+    if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter)
+        lines += ['        drops.count()']
     indent = '        '
     if writes_scope and counts:
         lines += ['        with lock:']

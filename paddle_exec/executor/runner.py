@@ -36,6 +36,7 @@ gets its own fetches. Concurrent first runs of a CompiledProgram make one runner
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import weakref
@@ -86,35 +87,45 @@ def _run_counter(runner_ref):
 
 class DropScopeCounter:
     """Paddle's drop-scope counting of a data-parallel runner: the local execution scopes are made at count 0 and
-    dropped every `every` runs. Its own object (not the runner's fields) so a lane (lanes.py) can count without
-    holding the runner."""
-    __slots__ = ('runs', 'local_exec_scopes', 'scopes', 'every', 'lock')
+    dropped every `every` runs (never when `every` < 1). Its own object (not the runner's fields) so a lane
+    (lanes.py) can count without holding the runner. No lock: each run takes a tick of an itertools.count (one
+    `next`, atomic under the GIL), so concurrent serving threads each count once; `runs` (what
+    need_create_local_exe_scopes reads) is written from the tick."""
+    __slots__ = ('runs', 'local_exec_scopes', 'scopes', 'every', 'ticks')
 
     def __init__(self, scopes: list, every: int):
         self.runs = 0
         self.local_exec_scopes: list[Scope] = []
         self.scopes = scopes
         self.every = every
-        self.lock = threading.Lock()
+        self.ticks = itertools.count()
 
     def start(self) -> None:
         """Before a run: the local scopes, at count 0."""
         if self.runs == 0:
             self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
 
-    def finish(self) -> None:
-        """After a run (failed ones too): counted, and the local scopes dropped every `every` runs."""
-        self.runs += 1
-        if self.runs == self.every:
-            self.drop()
+    def finish(self) -> int:
+        """After a run (failed ones too): counted, and the local scopes dropped every `every` runs. Returns the
+        run's place in the period (0 for its first run)."""
+        t = next(self.ticks)
+        every = self.every
+        if every < 1:
+            self.runs = t + 1
+            return t
+        k = t % every
+        if k + 1 == every:
+            self.local_exec_scopes = []
+        self.runs = (k + 1) % every
+        return k
 
     def count(self) -> None:
-        """A whole run's counting at once (a run by recipe), under the lock: serving threads run at once."""
-        with self.lock:
-            self.start()
-            self.finish()
+        """A whole run's counting at once (a run by recipe or lane)."""
+        if self.finish() == 0 and self.every != 1:        # made at count 0, unless dropped at once
+            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
 
     def drop(self) -> None:
+        self.ticks = itertools.count()
         self.runs = 0
         self.local_exec_scopes = []
 
@@ -250,8 +261,7 @@ class Runner:
                     self._keep_recipe(program, names, sig, feed)
                 return results
             finally:
-                with self.drops.lock:
-                    self.drops.finish()
+                self.drops.finish()
 
     def _run(self, program, feed, names: list, scopes: list, return_numpy: bool, return_merged: bool) -> list:
         """A data-parallel run (steps 3 to 6 of the module docstring)."""
