@@ -7,14 +7,17 @@ A recipe (recipes.py) already skips what a feed signature seen before cannot cha
 the run's generic machinery, paid on every call: the feed's signature built and hashed, the recipe looked up, the
 values list filled slot by slot, the policy (or the one node's step) gathering the arguments from it and scattering
 the results back, the fetch and write-back loops over it. Measured on fit-a-line's training step (a 3.0 us
-generated segment): 7.4 us a run, 4.4 us of it Python. A lane keeps, per program, the last recipe run and does the
-same run with what that recipe fixes baked in:
+generated segment): 7.4 us a run, 4.4 us of it Python (5.2 us with a lane). A runner keeps, per program, the lane
+of the last recipe it ran by: a function generated for the recipe's shape (how many feeds and fetches, one segment
+or not, data parallel or not; the text is `_lane_source`'s, compiled once per shape) whose constants are what the
+recipe fixes. It does, in order:
 
   1. checks: the program's version, the fetched names, a dict of the recipe's fed names whose values are numpy
      arrays of its shapes and dtypes, the scope's holders still bound (recipes.py `bind`), no instrument on
      (the profiler, FLAGS_check_nan_inf: they need the full path), the executors' BLAS hold at the flag's value
      (policies/base.py MATH_THREADS). Any check failing returns None before anything happened, and the caller
-     takes the usual path (which checks everything, and makes the lane again from the recipe it runs);
+     takes the usual path (which checks everything, and switches to the lane of the recipe it runs by: each
+     recipe keeps its lane, made again only when the recipe binds other holders or the policy changed);
   2. Paddle's drop-scope count (data parallel), then the run lock if the run writes the scope;
   3. the run. A plan that is one compiled segment (the serving tower and MLP, fit-a-line's training step) under a
      policy that runs one node as a plain call is the *direct* lane: the segment's arguments straight from the feed
