@@ -186,6 +186,11 @@ class ParallelExecutor:
         """Runs the program once on every place; see the module docstring for feeds and fetches."""
         if feed is None and feed_dict is not None:
             feed = feed_dict
+        compiled = self._compiled_program
+        runner = compiled._executor
+        if runner is not None and not self._exe._closed:
+            # compiled by an earlier run, in this executor's scope: what Executor.run and _run_with would do
+            return runner.run(compiled._program, feed, fetch_list, None, return_numpy, True)
         return self._exe.run(program=self._compiled_program, scope=self._scope, feed=feed, fetch_list=fetch_list,
                              return_numpy=return_numpy)
 

@@ -16,7 +16,9 @@ What a recipe keeps besides: the scope's variable holders (LoDTensors) it found 
 and writes, with the scope they belong to and its `erasures` count (a ScopeVar stays its name's variable until
 an erase; a name found only in a parent scope is looked up every run, as a kid variable made later shadows it);
 how the policy runs the plan (a one-node plan under a policy that runs one node as a plain call: the node's step
-itself); and fetched arrays that need no copy handed out without feed.as_fetch_result's general checks.
+itself); fetched arrays that need no copy handed out without feed.as_fetch_result's general checks; and the lane
+made from it (lanes.py: the next runs of the program with this signature, as one generated function), remade only
+when the binding or the policy changes.
 
 This is the per-call cost outside the compiled segments: the issue's "few microseconds". JAX's jit caches its
 executables the same way, by the abstract signature of the arguments; TorchScript's profiling executor
@@ -57,7 +59,7 @@ class RunRecipe:
     """One plan's run on one place for fed arrays whose checks have passed (see the module docstring)."""
 
     __slots__ = ('plan', 'feed_slots', 'scope_inputs', 'scope_outputs', 'fetch_slots', 'fetch_copy', 'n_slots',
-                 'bound', 'fetches', 'runs_with')
+                 'bound', 'fetches', 'runs_with', 'lane', 'lane_key')
 
     def __init__(self, plan, feed_names):
         place = plan.places[0]
@@ -71,6 +73,8 @@ class RunRecipe:
         self.bound = None           # (scope, its erasures, inputs, outputs): the holders `bind` found
         self.fetches = tuple(zip(self.fetch_slots, self.fetch_copy))
         self.runs_with = (None, None)   # (policy, run(values)): how `policy` runs the plan (`runner_for`)
+        self.lane = None                # the lane made from this recipe (lanes.py), for lane_key's binding and policy
+        self.lane_key = (None, None)
 
     def runner_for(self, policy):
         """run(values) running the plan as `policy.run(plan, values)` does. A plan of one node, under a policy that

@@ -36,6 +36,7 @@ gets its own fetches. Concurrent first runs of a CompiledProgram make one runner
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import weakref
@@ -49,9 +50,11 @@ from .compile import PlanCache
 from .config import RunConfig
 from .flags import load_flags
 from .instrument import INSTRUMENTS, PLAIN_PHASES, instrumented, phases
+from .lanes import LANE_CACHE_SIZE, make_lane
 from .passes.collective import sync_persistables
 from .passes.data_parallel import shared_persistables
 from .passes.stage import PLACE_VAR, STAGE_VAR
+from .policies.base import MATH_THREADS
 from .policies.registry import policy_for_config
 from .recipes import RecipeCache, RunRecipe, can_keep, feed_signature
 from .stage import StageRuntime
@@ -82,6 +85,51 @@ def _run_counter(runner_ref):
     return runs
 
 
+class DropScopeCounter:
+    """Paddle's drop-scope counting of a data-parallel runner: the local execution scopes are made at count 0 and
+    dropped every `every` runs (never when `every` < 1). Its own object (not the runner's fields) so a lane
+    (lanes.py) can count without holding the runner. No lock: each run takes a tick of an itertools.count (one
+    `next`, atomic under the GIL), so concurrent serving threads each count once; `runs` (what
+    need_create_local_exe_scopes reads) is written from the tick."""
+    __slots__ = ('runs', 'local_exec_scopes', 'scopes', 'every', 'ticks')
+
+    def __init__(self, scopes: list, every: int):
+        self.runs = 0
+        self.local_exec_scopes: list[Scope] = []
+        self.scopes = scopes
+        self.every = every
+        self.ticks = itertools.count()
+
+    def start(self) -> None:
+        """Before a run: the local scopes, at count 0."""
+        if self.runs == 0:
+            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+
+    def finish(self) -> int:
+        """After a run (failed ones too): counted, and the local scopes dropped every `every` runs. Returns the
+        run's place in the period (0 for its first run)."""
+        t = next(self.ticks)
+        every = self.every
+        if every < 1:
+            self.runs = t + 1
+            return t
+        k = t % every
+        if k + 1 == every:
+            self.local_exec_scopes = []
+        self.runs = (k + 1) % every
+        return k
+
+    def count(self) -> None:
+        """A whole run's counting at once (a run by recipe or lane)."""
+        if self.finish() == 0 and self.every != 1:        # made at count 0, unless dropped at once
+            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+
+    def drop(self) -> None:
+        self.ticks = itertools.count()
+        self.runs = 0
+        self.local_exec_scopes = []
+
+
 class Runner:
     """See the module docstring."""
 
@@ -91,14 +139,16 @@ class Runner:
         self.closed = False
         self.plans = PlanCache()
         self.recipes = RecipeCache()          # the lean run() (recipes.py)
+        self.lanes: dict = {}                   # program id -> lane (lanes.py): the last recipe it ran by
         self.stages: dict = {}
-        self.runs = 0
-        self.local_exec_scopes: list[Scope] = []
+        self.scopes: list[Scope] = []
+        self.drops = DropScopeCounter(self.scopes, config.num_iteration_per_drop_scope)
         self._policy = None
         self._lock = threading.Lock()
         self._run_lock = threading.Lock()
         self._fetch_checked: set = set()
-        self.scopes: list[Scope] = []
+        self._math_lease = None                 # this runner's share of the BLAS threads hold (policies/base.py)
+        self._math_release = None
         self._needs_broadcast = False
         # runs that may take a recipe (recipes.py): one place, not a dry run (the instruments are checked per run)
         self._lean = config.n_places == 1 and not config.dry_run
@@ -110,6 +160,7 @@ class Runner:
                 self.scopes = share_from.scopes
             else:
                 self.scopes = [scope] + [scope.new_scope() for _ in range(config.n_places - 1)]
+            self.drops.scopes = self.scopes
             self._needs_broadcast = share_from is None and (config.n_places > 1 or config.n_trainers > 1)
         runs = _run_counter(weakref.ref(self))
         self.place_indices = [PlaceIndex(p, runs) for p in range(config.n_places)]
@@ -130,6 +181,21 @@ class Runner:
         benchmarks and tests drive one executor with a policy object of their own."""
         with self._lock:
             self._policy = policy
+            self.lanes = {}                 # lanes call the policy they were made with
+
+    # --- the BLAS threads (policies/base.py, 'Math threads') -----------------------------------------------------
+    def _hold_math_threads(self) -> None:
+        """At the first run: this runner's lease on the executors' BLAS hold, ended by close() or when the runner
+        is collected; at any run: the hold moved to FLAGS_paddle_num_threads if the flag changed."""
+        if self._math_lease is None:
+            with self._lock:
+                if self._math_lease is None and not self.closed:
+                    lease = MATH_THREADS.join()
+                    self._math_release = weakref.finalize(self, lease.release)
+                    self._math_release.atexit = False       # nothing to give back to a process that is ending
+                    self._math_lease = lease
+        if MATH_THREADS.held != MATH_THREADS.n:
+            MATH_THREADS.sync()
 
     @property
     def made_policy(self):
@@ -137,54 +203,65 @@ class Runner:
         return self._policy
 
     # --- Paddle's drop-scope bookkeeping (data parallel) -------------------------------------------------------------
+    @property
+    def runs(self) -> int:
+        return self.drops.runs
+
+    @property
+    def local_exec_scopes(self) -> list:
+        return self.drops.local_exec_scopes
+
     def drop_local_exe_scopes(self) -> None:
-        self.runs = 0
-        self.local_exec_scopes = []
+        self.drops.drop()
 
     def need_create_local_exe_scopes(self) -> bool:
-        return self.runs == 0
+        return self.drops.runs == 0
 
     # --- running ----------------------------------------------------------------------------------------------------
     def run(self, program, feed, fetch_list, scope: Scope | None = None, return_numpy: bool = True,
             return_merged: bool = True) -> list:
+        lane = self.lanes.get(program._id)
+        if lane is not None and return_merged:      # a repeated run (lanes.py); None when a check fails
+            results = lane(program, feed, fetch_list, scope, return_numpy)
+            if results is not None:
+                return results
         if self.closed:
             raise RuntimeError('Attempted to use a closed Executor')
+        if self._math_lease is None or MATH_THREADS.held != MATH_THREADS.n:
+            self._hold_math_threads()
         config = self.config
         names = feeding.fetch_names(fetch_list)
         if not config.data_parallel:
             return self._run_one_place(program, feed, names, scope, return_numpy)
-        sig = feed_signature(feed) if self._lean and not INSTRUMENTS.on else None
+        # by recipe: not under the instruments, nor for per-place fetches (return_merged=False: lists per place)
+        sig = feed_signature(feed) if self._lean and return_merged and not INSTRUMENTS.on else None
         if sig is not None:
             recipe = self.recipes.get(program, tuple(names), sig)
             if recipe is not None:              # made after a run that passed the fetch check below
-                # a data-parallel run on one place by its recipe (inlined: this is the serving path): Paddle's
-                # drop-scope counting as below; the run lock only when the run writes the scope (an inference run
-                # needs none, so serving threads run at once)
-                with self._lock:
-                    if self.runs == 0:
-                        self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
-                    self.runs += 1
-                    if self.runs == config.num_iteration_per_drop_scope:
-                        self.drop_local_exe_scopes()
+                # a data-parallel run on one place by its recipe: Paddle's drop-scope counting as below; the run
+                # lock only when the run writes the scope (an inference run needs none, so serving threads run at
+                # once); then the program's lane, so the next run with this feed is the lane's
+                self.drops.count()
+                policy = self._policy or self.policy
                 if recipe.scope_outputs:
                     with self._run_lock:
-                        return recipe.run(self._policy or self.policy, feed, self.scopes[0], return_numpy)
-                return recipe.run(self._policy or self.policy, feed, self.scopes[0], return_numpy)
+                        results = recipe.run(policy, feed, self.scopes[0], return_numpy)
+                else:
+                    results = recipe.run(policy, feed, self.scopes[0], return_numpy)
+                self._keep_lane(program, recipe, sig, names, policy, self.drops, self.scopes[0])
+                return results
         self._check_fetch(program, names, feed)
         with self._run_lock:                # see 'Threads' in the module docstring
             if self._needs_broadcast:
                 self._broadcast(program)
-            if self.runs == 0:
-                self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+            self.drops.start()
             try:
                 results = self._run(program, feed, names, self.scopes, return_numpy, return_merged)
                 if sig is not None and config.num_iteration_per_run == 1:
                     self._keep_recipe(program, names, sig, feed)
                 return results
             finally:
-                self.runs += 1
-                if self.runs == config.num_iteration_per_drop_scope:
-                    self.drop_local_exe_scopes()
+                self.drops.finish()
 
     def _run(self, program, feed, names: list, scopes: list, return_numpy: bool, return_merged: bool) -> list:
         """A data-parallel run (steps 3 to 6 of the module docstring)."""
@@ -242,6 +319,22 @@ class Runner:
         if can_keep(plan, program.global_block(), feed):
             self.recipes.put(program, tuple(names), sig, RunRecipe(plan, tuple(feed)))
 
+    def _keep_lane(self, program, recipe: RunRecipe, sig: tuple, names: list, policy, drops, scope) -> None:
+        """After a run by recipe: the program's lane (lanes.py) for the next runs like it, when the recipe keeps
+        the scope's holders (a run whose variables are a parent scope's takes the recipe's path every time)."""
+        if recipe.bound is None or self.closed:
+            return
+        lane = recipe.lane
+        bound, made_for = recipe.lane_key
+        if lane is None or bound is not recipe.bound or made_for is not policy:
+            # made once per binding: runs alternating between feed signatures (batch sizes) switch lanes, not make
+            lane = make_lane(recipe, program._version, sig, names, policy, drops, self._run_lock, scope)
+            recipe.lane, recipe.lane_key = lane, (recipe.bound, policy)
+        lanes = self.lanes
+        if len(lanes) >= LANE_CACHE_SIZE:
+            lanes = self.lanes = {}
+        lanes[program._id] = lane
+
     def _run_one_place(self, program, feed, names: list, scope: Scope, return_numpy: bool) -> list:
         """The plain Executor's run: the same steps on one place, without the per-place loops (its per-call cost
         is what serving small models pays). A feed signature seen before runs by its recipe (recipes.py)."""
@@ -249,7 +342,10 @@ class Runner:
         if sig is not None:
             recipe = self.recipes.get(program, tuple(names), sig)
             if recipe is not None:
-                return recipe.run(self._policy or self.policy, feed, scope, return_numpy)
+                policy = self._policy or self.policy
+                results = recipe.run(policy, feed, scope, return_numpy)
+                self._keep_lane(program, recipe, sig, names, policy, None, None)
+                return results
         if type(feed) is not dict:
             if isinstance(feed, (list, tuple)):
                 if len(feed) != 1:
@@ -352,8 +448,11 @@ class Runner:
     def close(self) -> None:
         """Stops the policy's threads and the stage producers; later runs raise."""
         self.closed = True
+        self.lanes = {}
         self.plans.clear()
         self.recipes.clear()
+        if self._math_release is not None:
+            self._math_release()            # this runner's share of the BLAS hold (once; also when collected)
         with self._lock:
             stages, self.stages = list(self.stages.values()), {}
         for runtime in stages:

@@ -41,18 +41,19 @@ from .jit_service import SERVICE
 from .plan import PlanNode
 from .policies.base import op_failure, run_in_order
 
-__all__ = ['Segment', 'SegmentNode', 'TIERS']
+__all__ = ['PROGRESS_LOCAL', 'Segment', 'SegmentNode', 'TIERS', 'thread_progress']
 
 TIERS = ('compiled', 'reference', 'ops')
 _INT64 = np.int64
-_local = threading.local()          # each thread's `progress` array (one per thread: runs of a segment overlap)
+PROGRESS_LOCAL = threading.local()          # each thread's `progress` array (one per thread: runs of a segment overlap)
 
 
-def _progress():
+def thread_progress():
+    """This thread's `progress` array (the first argument of a segment that updates in place)."""
     try:
-        return _local.progress
+        return PROGRESS_LOCAL.progress
     except AttributeError:
-        progress = _local.progress = np.zeros(1, _INT64)
+        progress = PROGRESS_LOCAL.progress = np.zeros(1, _INT64)
         return progress
 
 
@@ -132,9 +133,9 @@ class Segment:
             fn = segment.compiled
             if fn is not None:
                 try:
-                    progress = _local.progress
+                    progress = PROGRESS_LOCAL.progress
                 except AttributeError:
-                    progress = _progress()
+                    progress = thread_progress()
                 try:
                     res = fn(progress, *args)
                 except Exception as exc:
@@ -185,7 +186,7 @@ class Segment:
         return True
 
     def run_compiled(self, args: tuple, values: list):
-        progress = _progress() if self.tracked else None
+        progress = thread_progress() if self.tracked else None
         try:
             res = self.compiled(progress, *args) if self.tracked else self.compiled(*args)
         except Exception as exc:

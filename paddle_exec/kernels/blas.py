@@ -22,12 +22,14 @@ Threads. The products of a recurrence are small (a step's rows times the hidden 
 other, hundreds per op call: splitting each over BLAS threads costs more in hand-overs than it gains, and on a
 shared machine a busy-waiting BLAS thread can stall every step (measured: dynamic_lstm training 3x slower with
 OpenBLAS's 2 threads than with 1 on a loaded 2-core machine). `with one_thread(): ...` holds the products to one
-BLAS thread; `with limited_threads(n): ...` to n (the executor holds FLAGS_paddle_num_threads for every run,
-executor/policies/base.py `math_threads`). The hold is process-wide: OpenBLAS's pthreads build has no thread-local
-setting (its `openblas_set_num_threads_local` sets the global count), and threadpoolctl lets only the first thread
-that set a limit on it set one again, so `BLAS_THREADS` calls the library's own setter and counts the holds in force,
-keeps each library at the smallest limit held (never above its own setting), and gives the library its own setting
-back when the last hold ends. Products outside any hold (a user's numpy between runs) get the library's default.
+BLAS thread; `with limited_threads(n): ...` to n (an executor holds FLAGS_paddle_num_threads from its first run
+until it is closed or collected, executor/policies/base.py `MATH_THREADS`). The hold is process-wide: OpenBLAS's
+pthreads build has no thread-local setting (its `openblas_set_num_threads_local` sets the global count), and
+threadpoolctl lets only the first thread that set a limit on it set one again, so `BLAS_THREADS` calls the
+library's own setter and counts the holds in force, keeps each library at the smallest limit held (never above its
+own setting), and gives the library its own setting back when the last hold ends (`replace` moves one hold to
+another limit without that moment). Products outside any hold (a user's numpy once every executor is closed) get
+the library's default.
 
 Arguments of `gemm(fns, trans_a, trans_b, alpha, a, b, beta, c)`: a, b, c are 2-D arrays of one float dtype
 (float32 uses fns[0], float64 fns[1]) whose rows are contiguous (unit stride along the last axis: a C-contiguous
@@ -283,6 +285,17 @@ class BlasThreads:
                     entry[1].set_num_threads(entry[2])
                 entry[2] = None
             self._applied = None
+
+    def replace(self, old: int, new: int) -> None:
+        """One hold of `old` becomes one of `new`, with no moment between them when no hold is in force (the
+        libraries' own settings are not restored and read again): a FLAGS_paddle_num_threads change taking effect
+        on the executors' hold (executor/policies/base.py)."""
+        old, new = max(1, int(old)), max(1, int(new))
+        with self._lock:
+            self._refresh()
+            self._holds.remove(old)
+            self._holds.append(new)
+            self._apply(min(self._holds))
 
     def _apply(self, limit: int) -> None:
         if limit == self._applied:

@@ -1,9 +1,12 @@
-"""The lean run() (executor/recipes.py): what a run by recipe keeps between runs, and what it must notice.
+"""The lean run() (executor/recipes.py, lanes.py): what a run by recipe or lane keeps between runs, and what it must
+notice.
 
 A recipe keeps the scope's variable holders it found (until the scope erases a variable), calls a one-node plan's
-step directly, and hands out fetched arrays the short way. Each test here fails if one of those shortcuts keeps
-something it must not: a value set between runs, an erased and remade variable, a parent's variable shadowed later,
-a fetched array a later run writes into.
+step directly, and hands out fetched arrays the short way; a lane (from the third run with a feed signature on) does
+the whole run with those baked in, a one-segment plan's generated function called straight from the feed. Each test
+here fails if one of those shortcuts keeps something it must not: a value set between runs, an erased and remade
+variable, a parent's variable shadowed later, a fetched array a later run writes into, a feed of another shape or
+dtype, Paddle's drop-scope count, per-place fetches, the profiler, a failing op's name.
 """
 import numpy as np
 import pytest
@@ -168,3 +171,153 @@ def test_a_segment_without_in_place_updates_has_no_progress_and_still_names_a_fa
         errors[mode] = str(err.value)
     assert 'softmax_with_cross_entropy' in errors['sync'] and 'received label value 9' in errors['sync']
     assert errors['sync'] == errors['0']
+
+
+def lane_setup(mode_name, monkeypatch, kind='Executor', every=None):
+    """The affine program run 3 times (the third by lane) on an inline Executor or a CPU_NUM=1 ParallelExecutor:
+    (run(feed, fetch) -> results, runner, scope, main, y)."""
+    monkeypatch.setenv('CPU_NUM', '1')
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    es = fluid.ExecutionStrategy()
+    es.executor_policy = ExecutorPolicy.USE_INLINE_EXECUTOR
+    if every is not None:
+        es.num_iteration_per_drop_scope = every
+    if kind == 'Executor':
+        exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=es)
+        run = lambda feed, fetch=None, **kw: exe.run(main, feed=feed, fetch_list=fetch or [y], scope=scope, **kw)
+        runner = lambda: exe.runner
+    else:
+        exe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope, exec_strategy=es)
+        run = lambda feed, fetch=None, **kw: exe.run(fetch_list=fetch or [y.name], feed=feed, **kw)
+        runner = lambda: exe._compiled_program._executor
+    for _ in range(3):
+        run({'x': X})
+    assert len(runner().lanes) == 1, 'no lane was made'
+    return run, runner, scope, main, y
+
+
+@pytest.mark.parametrize('kind', ['Executor', 'ParallelExecutor'])
+def test_a_lane_answers_for_other_shapes_dtypes_names_and_fetches_as_the_full_path_does(mode, monkeypatch, kind):
+    run, runner, scope, main, y = lane_setup(mode, monkeypatch, kind)
+    np.testing.assert_allclose(run({'x': X})[0], expected(scope, X), rtol=1e-6)
+    x2 = np.ones((7, 3), 'float32')                            # another batch: another recipe, same answer
+    np.testing.assert_allclose(run({'x': x2})[0], expected(scope, x2), rtol=1e-6)
+    np.testing.assert_allclose(run({'x': X}, [y.name])[0], expected(scope, X), rtol=1e-6)   # by name
+    w, out = run({'x': X}, ['fc_0.w_0', y.name])
+    np.testing.assert_array_equal(w, np.array(scope.find_var('fc_0.w_0').get_tensor()))
+    np.testing.assert_allclose(out, expected(scope, X), rtol=1e-6)
+    x64 = X.astype('float64')                                  # layers.data converts an unchecked feed
+    np.testing.assert_allclose(run({'x': x64})[0], expected(scope, X), rtol=1e-6)
+    with pytest.raises(Exception):
+        run({'x': np.ones((4, 5), 'float32')})                 # the shape check of the full path
+    before = dict(runner().lanes)
+    np.testing.assert_allclose(run({'x': X})[0], expected(scope, X), rtol=1e-6)
+    assert runner().lanes.keys() == before.keys()
+
+
+def test_a_checked_feed_keeps_paddles_errors_after_the_lane_is_made(mode, monkeypatch):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.data(name='x', shape=[None, 3], dtype='float32')
+        y = fluid.layers.fc(x, 2)
+    scope = fluid.Scope()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup, scope=scope)
+    for _ in range(3):
+        exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)
+    assert len(exe.runner.lanes) == 1
+    with pytest.raises(ValueError) as err:
+        exe.run(main, feed={'x': X.astype('float64')}, fetch_list=[y], scope=scope)
+    assert str(err.value) == "The data type of fed Variable 'x' must be 'float32', but received 'float64'"
+    with pytest.raises(ValueError) as err:
+        exe.run(main, feed={'x': np.ones((4, 5), 'float32')}, fetch_list=[y], scope=scope)
+    assert "'x'" in str(err.value)
+
+
+def test_runs_by_lane_follow_paddles_drop_scope_count(mode, monkeypatch):
+    """Paddle 1.8.5 prints [False, False, True, ...] for num_iteration_per_drop_scope = 3
+    (test_parallel_executor.py, on 2 places); on one place the lanes count the same way."""
+    run, runner, scope, main, y = lane_setup(mode, monkeypatch, 'ParallelExecutor', every=3)
+    states = []
+    for _ in range(7):
+        run({'x': X})
+        states.append(runner().need_create_local_exe_scopes())
+    assert states == [False, False, True, False, False, True, False]     # 3 runs before: the counter at 0
+
+
+def test_per_place_fetches_are_lists_on_the_lean_path_too(mode, monkeypatch):
+    """return_merged=False gives one value per place (a list of one on one place), every run: the recipe path
+    returned the bare value from the second run on."""
+    monkeypatch.setenv('CPU_NUM', '1')
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    compiled = fluid.CompiledProgram(main).with_data_parallel()
+    for _ in range(4):
+        merged, = exe.run(compiled, feed={'x': X}, fetch_list=[y], scope=scope)
+        np.testing.assert_allclose(merged, expected(scope, X), rtol=1e-6)
+    for _ in range(4):
+        out, = exe.run(compiled, feed={'x': X}, fetch_list=[y], scope=scope, return_merged=False)
+        assert isinstance(out, list) and len(out) == 1
+        np.testing.assert_allclose(out[0], expected(scope, X), rtol=1e-6)
+
+
+def test_the_profiler_sees_runs_of_a_program_that_has_a_lane(mode, monkeypatch, tmp_path, capsys):
+    import json
+    run, runner, scope, main, y = lane_setup(mode, monkeypatch)
+    path = str(tmp_path / 'profile')
+    with fluid.profiler.profiler('CPU', 'calls', path):
+        for _ in range(3):
+            run({'x': X})
+    capsys.readouterr()
+    ops = [e for e in json.load(open(path))['traceEvents'] if e.get('cat') == 'op']
+    assert len([e for e in ops if e['name'] == 'mul']) == 3
+    np.testing.assert_allclose(run({'x': X})[0], expected(scope, X), rtol=1e-6)     # and the lane after it
+
+
+@pytest.mark.parametrize('kind', ['Executor', 'ParallelExecutor'])
+def test_a_failing_op_is_named_by_a_lane_as_with_segments_off(monkeypatch, kind):
+    """A training step (its segment updates in place) by lane: a bad label raises the op's own error, the same
+    text as with segments off."""
+    monkeypatch.setenv('CPU_NUM', '1')
+    errors = {}
+    for mode in ('0', 'sync'):
+        monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup), unique_name.guard():
+            x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+            label = fluid.layers.data(name='label', shape=[1], dtype='int64')
+            loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(fluid.layers.fc(x, 4), label))
+            fluid.optimizer.SGD(0.1).minimize(loss)
+        scope = fluid.Scope()
+        fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
+        if kind == 'Executor':
+            exe = fluid.Executor(fluid.CPUPlace())
+            run = lambda feed: exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+            runner = lambda: exe.runner
+        else:
+            exe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main, scope=scope)
+            run = lambda feed: exe.run(fetch_list=[loss.name], feed=feed)
+            runner = lambda: exe._compiled_program._executor
+        good = {'x': X, 'label': np.array([[0], [1], [2], [3]], 'int64')}
+        bad = {'x': X, 'label': np.array([[0], [1], [9], [3]], 'int64')}
+        losses = [float(np.asarray(run(good)[0]).reshape(-1)[0]) for _ in range(4)]
+        assert losses == sorted(losses, reverse=True)
+        if mode == 'sync':
+            assert len(runner().lanes) == 1
+        with pytest.raises(ValueError) as err:
+            run(bad)
+        errors[mode] = str(err.value)
+    assert 'softmax_with_cross_entropy' in errors['sync'] and 'received label value 9' in errors['sync']
+    assert errors['sync'] == errors['0']
+
+
+def test_runs_alternating_between_batch_sizes_switch_lanes_without_making_them_again(mode, monkeypatch):
+    run, runner, scope, main, y = lane_setup(mode, monkeypatch)
+    x7 = np.ones((7, 3), 'float32')
+    seen = []
+    for k in range(8):
+        x = X if k % 2 else x7
+        np.testing.assert_allclose(run({'x': x})[0], expected(scope, x), rtol=1e-6)
+        seen.append(runner().lanes[main._id])
+    assert len({id(lane) for lane in seen}) == 2

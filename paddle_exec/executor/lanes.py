@@ -1,0 +1,228 @@
+"""Lanes: the whole of a repeated run() as one function per recipe, checks first, no generic dispatch.
+
+    lane = make_lane(recipe, version, sig, names, policy, drops, run_lock, scope)  # after a run by recipe
+    results = lane(program, feed, fetch_list, scope, return_numpy)    # a list, or None: take the usual path
+
+A recipe (recipes.py) already skips what a feed signature seen before cannot change; what was left around it was
+the run's generic machinery, paid on every call: the feed's signature built and hashed, the recipe looked up, the
+values list filled slot by slot, the policy (or the one node's step) gathering the arguments from it and scattering
+the results back, the fetch and write-back loops over it. Measured on fit-a-line's training step (a 3.0 us
+generated segment): 7.4 us a run, 4.4 us of it Python (5.2 us with a lane). A runner keeps, per program, the lane
+of the last recipe it ran by: a function generated for the recipe's shape (how many feeds and fetches, one segment
+or not, data parallel or not; the text is `_lane_source`'s, compiled once per shape) whose constants are what the
+recipe fixes. It does, in order:
+
+  1. checks: the program's version, the fetched names, a dict of the recipe's fed names whose values are numpy
+     arrays of its shapes and dtypes, the scope's holders still bound (recipes.py `bind`), no instrument on
+     (the profiler, FLAGS_check_nan_inf: they need the full path), the executors' BLAS hold at the flag's value
+     (policies/base.py MATH_THREADS). Any check failing returns None before anything happened, and the caller
+     takes the usual path (which checks everything, and switches to the lane of the recipe it runs by: each
+     recipe keeps its lane, made again only when the recipe binds other holders or the policy changed);
+  2. Paddle's drop-scope count (data parallel), then the run lock if the run writes the scope;
+  3. the run. A plan that is one compiled segment (the serving tower and MLP, fit-a-line's training step) under a
+     policy that runs one node as a plain call is the *direct* lane: the segment's arguments straight from the feed
+     and the bound holders, its generated function called, its results written to the holders and fetched, no
+     values list at all. Whenever the segment is not on its compiled tier, and after a failure, the lane falls
+     back to the segment's own handling on a values list (segment_node.py: the tiers, the op named); any other
+     plan runs as the recipe runs it (`RunRecipe.run`).
+
+What a lane keeps is what the recipe keeps (the plan, the slots, the holders through `recipe.bound`); it holds no
+reference to the runner (a runner must stay collectable: its BLAS lease ends then). JAX's C++ jit dispatch does
+the same for its cache hit: the argument signature checked in place, then the executable called.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.fetched_array import fetched_view
+from . import feed as feeding
+from .instrument import INSTRUMENTS
+from .policies.base import MATH_THREADS, op_failure
+from .segment_node import PROGRESS_LOCAL, SegmentNode, thread_progress
+
+__all__ = ['make_lane', 'LANE_CACHE_SIZE']
+
+LANE_CACHE_SIZE = 64        # lanes a runner keeps (one per program run by recipe); all dropped when full
+_ndarray = np.ndarray
+
+
+def _direct_plan(recipe, policy):
+    """(segment, how each argument, fetch and write-back is found) when the recipe's plan is one segment the
+    policy would call as a plain call; None otherwise. Sources: ('fed', i) the i-th checked feed, ('scope', j) the
+    j-th bound input holder's value, ('res', k) the k-th value the segment returns, ('arg', a) its a-th argument."""
+    nodes = recipe.plan.nodes
+    if len(nodes) != 1 or not isinstance(nodes[0], SegmentNode) or not getattr(policy, 'runs_one_node_inline',
+                                                                               False):
+        return None
+    segment = nodes[0].segment
+    fed_slot = {slot: i for i, (_, slot) in enumerate(recipe.feed_slots)}
+    scope_slot = {slot: j for j, (slot, _, _) in enumerate(recipe.scope_inputs)}
+    n_fed = len(recipe.feed_slots)
+    pool = []                           # argument a's position in [fed..., scope values...]
+    for slot in segment.inputs:
+        if slot in fed_slot:
+            pool.append(fed_slot[slot])
+        elif slot in scope_slot:
+            pool.append(n_fed + scope_slot[slot])
+        else:
+            return None
+    res_of = {slot: k for k, slot in enumerate(segment.outputs)}
+    arg_of = {slot: a for a, slot in enumerate(segment.inputs)}
+    fetches = []
+    for slot, copy in recipe.fetches:
+        if slot in res_of:
+            fetches.append((True, res_of[slot], copy))
+        elif slot in arg_of:
+            fetches.append((False, arg_of[slot], copy))
+        else:
+            return None
+    # write-backs: a returned value goes to its holder; an argument updated in place is its holder's own array
+    writes = tuple(res_of.get(slot, -1) for slot, _ in recipe.scope_outputs)
+    return segment, tuple(pool), tuple(fetches), writes, len(recipe.scope_inputs)
+
+
+def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_lock, scope=None):
+    """The lane of `recipe` (see the module docstring): `sig` its feed signature, `names` its fetched names,
+    `drops` the runner's DropScopeCounter (data parallel) or None, `run_lock` the lock a run writing the scope
+    takes (or None), `scope` the scope every run uses (data parallel) or None (the one passed to each run). The
+    recipe must be bound (`recipe.bound`): the lane reads the holders it found."""
+    bound = recipe.bound
+    direct = _direct_plan(recipe, policy)
+    source = _lane_source(len(sig), len(names), direct, drops is not None, bool(recipe.scope_outputs),
+                          scope is not None)
+    maker = _MAKERS.get(source)
+    if maker is None:
+        env: dict = {}
+        exec(compile(source, '<paddle_exec lane>', 'exec'), env)     # noqa: S102 - our own template, no input
+        if len(_MAKERS) >= LANE_CACHE_SIZE:
+            _MAKERS.clear()
+        maker = _MAKERS[source] = env['make']
+    consts = dict(
+        V=version, NAMES=list(names), SC=bound[0], E=bound[1], B=bound, recipe=recipe, policy=policy,
+        drops=drops, lock=run_lock, math=MATH_THREADS, instruments=INSTRUMENTS, ndarray=_ndarray,
+        fetch_names=feeding.fetch_names, fetched_view=fetched_view, as_fetch_result=feeding.as_fetch_result,
+        raise_missing=feeding.raise_missing, after_failure=_after_failure, progress_of=thread_progress,
+        local=PROGRESS_LOCAL)
+    for i, (name, shape, dtype) in enumerate(sig):
+        consts['N%d' % i], consts['S%d' % i], consts['D%d' % i] = name, shape, dtype
+    if names and len(names) == 1:
+        consts['F0'] = names[0]
+    if direct is not None:
+        segment = direct[0]
+        consts.update(segment=segment, node=recipe.plan.nodes[0])
+        for j, (_, tensor, name, op) in enumerate(bound[2]):
+            consts['T%d' % j], consts['TN%d' % j], consts['TO%d' % j] = tensor, name, op
+        for j, (_, tensor) in enumerate(bound[3]):
+            consts['W%d' % j] = tensor
+    return maker(**consts)
+
+
+_MAKERS: dict = {}      # lane source -> its make(**consts): one compile per shape of lane
+
+
+def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool) -> str:
+    """The text of `make(**consts) -> lane`: the checks and the run written out for one shape of recipe (how many
+    feeds and fetches; direct or not; data parallel or not), every name, shape, dtype, holder and slot a constant of
+    the closure. Reading it is the quickest way to see what a lane does."""
+    params = ['V', 'NAMES', 'SC', 'E', 'B', 'recipe', 'policy', 'drops', 'lock', 'math', 'instruments', 'ndarray',
+              'fetch_names', 'fetched_view', 'as_fetch_result', 'raise_missing', 'after_failure', 'progress_of',
+              'local']
+    params += ['%s%d' % (c, i) for i in range(n_feed) for c in 'NSD']
+    if n_fetch == 1:
+        params.append('F0')
+    lines = ['    def lane(program, feed, fetch_list, scope, return_numpy):',
+             '        if (program._version != V or type(feed) is not dict or len(feed) != %d' % n_feed,
+             '                or instruments.on or math.held != math.n):',
+             '            return None']
+    if n_fetch == 1:          # the usual one fetch: a name, or a Variable of that name
+        lines += ['        if type(fetch_list) is not list or len(fetch_list) != 1:',
+                  '            return None',
+                  '        f = fetch_list[0]',
+                  "        if f is not F0 and (f if type(f) is str else getattr(f, 'name', None)) != F0:",
+                  '            return None']
+    else:
+        lines += ['        if fetch_names(fetch_list) != NAMES:', '            return None']
+    for i in range(n_feed):
+        lines += ['        f%d = feed.get(N%d)' % (i, i),
+                  '        if type(f%d) is not ndarray or f%d.shape != S%d:' % (i, i, i),
+                  '            return None',
+                  '        if f%d.dtype is not D%d and f%d.dtype != D%d:' % (i, i, i, i),
+                  '            return None']
+    if fixed_scope:           # data parallel: the place scope, whatever run() was given
+        lines += ['        scope = SC', '        if SC.erasures != E:', '            return None']
+    else:
+        lines += ['        if scope is not SC or SC.erasures != E:', '            return None']
+    if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter)
+        lines += ['        drops.count()']
+    indent = '        '
+    if writes_scope and counts:
+        lines += ['        with lock:']
+        indent += '    '
+    body = []
+    if direct is None:
+        body += ['return recipe.run(policy, feed, scope, return_numpy)']
+    else:
+        segment, pool, fetches, writes, n_scope = direct
+        params += ['segment', 'node']
+        params += ['%s%d' % (c, j) for j in range(n_scope) for c in ('T', 'TN', 'TO')]
+        params += ['W%d' % j for j in range(len(writes))]
+        body += ['fn = segment.compiled',
+                 'if fn is None:            # a slower tier this run (segment_node.py): the recipe runs it',
+                 '    return recipe.run(policy, feed, scope, return_numpy)']
+        for j in range(n_scope):          # every holder the recipe reads: a missing value raises as in a run
+            body += ['s%d = T%d.value' % (j, j), 'if s%d is None:' % j, '    raise_missing(TN%d, TO%d)' % (j, j)]
+        names_of = ['f%d' % p if p < n_feed else 's%d' % (p - n_feed) for p in pool]
+        body += ['args = (%s)' % ''.join(n + ', ' for n in names_of)]
+        if segment.tracked:
+            body += ['try:', '    progress = local.progress', 'except AttributeError:',
+                     '    progress = progress_of()', 'try:', '    res = fn(progress, *args)']
+        else:
+            body += ['progress = None', 'try:', '    res = fn(*args)']
+        body += ['except Exception as exc:',
+                 '    return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)'
+                 % ''.join('f%d, ' % i for i in range(n_feed))]
+        for j, k in enumerate(writes):
+            if k >= 0:
+                body += ['W%d.value = res[%d]' % (j, k)]
+        outs = []
+        for m, (is_res, k, copy) in enumerate(fetches):
+            value = ('res[%d]' % k) if is_res else ('args[%d]' % k)
+            body += ['r%d = %s' % (m, value)]
+            if copy:
+                body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
+            else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
+                body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
+                         '        and not isinstance(r%d.base, ndarray)):' % m,
+                         '    r%d = fetched_view(r%d)' % (m, m),
+                         'else:',
+                         '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
+            outs.append('r%d' % m)
+        body += ['return [%s]' % ', '.join(outs)]
+    lines += [indent + line for line in body]
+    head = ['def make(%s):' % ', '.join(params)]
+    return '\n'.join(head + lines + ['    return lane', ''])
+
+
+def _after_failure(recipe, segment, node, args: tuple, fed: list, bound: tuple, progress, exc: Exception,
+                   return_numpy: bool) -> list:
+    """The compiled call raised: the step's handling (segment_node.py after_failure: another tier, or the op
+    named) on a values list, then the recipe's write-back and fetches from it."""
+    values = [None] * recipe.n_slots
+    for (_, slot), value in zip(recipe.feed_slots, fed):
+        values[slot] = value
+    for slot, value in zip(segment.inputs, args):
+        values[slot] = value
+    try:
+        res = segment.after_failure(args, values, progress, exc)
+    except Exception as failure:
+        raise op_failure(node, failure) from failure
+    if res is not None:                 # else the ops tier stored its results itself
+        for k, slot in enumerate(segment.outputs):
+            values[slot] = res[k]
+        for slot in segment.frees:
+            values[slot] = None
+    for slot, tensor in bound[3]:
+        value = values[slot]
+        if value is not None:
+            tensor.value = value
+    return recipe._fetch(values, return_numpy)
