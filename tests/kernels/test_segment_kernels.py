@@ -215,6 +215,24 @@ def test_fill_reshape_concat_and_sum(rng):
     same(ST.add_n_ref(parts[:1] * 3), KR.sum_forward([x, x, x]))
 
 
+def test_tuple_kernels_take_a_read_only_array_among_writeable_ones(rng):
+    # a broadcast gradient handed from another segment arrives read-only: the tuple's arrays then differ in type
+    x = rng.randn(4, 6, 5).astype(F32)
+    frozen = rng.randn(4, 6, 5).astype(F32)
+    frozen.setflags(write=False)
+    y = rng.randn(4, 6, 5).astype(F32)
+    same(ST.add_n((x, frozen, y)), KR.sum_forward([x, frozen, y]))
+    same(ST.add_n((frozen, x)), KR.sum_forward([frozen, x]))
+    same(ST.add_n((frozen,)), frozen)
+    part = frozen[:, :2].copy()
+    part.setflags(write=False)
+    parts = (x, part)
+    same(ST.concat(parts, 1, 3), np.concatenate(parts, axis=1))
+    d = rng.randn(4, 8, 5).astype(F32)
+    for a, b in zip(ST.concat_grad(parts, d, 1), ST.concat_grad_ref(parts, d, 1)):
+        same(a, b)
+
+
 @pytest.mark.parametrize('op', [ST.SUM, ST.MEAN])
 @pytest.mark.parametrize('d0, d1, keep', [(1, 1, False), (1, 2, True), (0, 0, False), (0, 2, False), (2, 2, True)])
 def test_reductions_are_the_per_op_kernels(op, d0, d1, keep, rng):
