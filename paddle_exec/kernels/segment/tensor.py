@@ -6,6 +6,7 @@
     xshape_of(x)                                the v2 ops' XShape value (no data, X's dims after a leading 0)
     concat(xs, axis, rank) / concat_grad        along `axis` (normalised); xs a tuple of same-rank arrays
     add_n(xs)                                   sum: ((x0 + x1) + x2) + ..., in the dtype
+    coalesce(xs)                                xs end to end in one new 1-D buffer (coalesce_tensor)
     mean(x), mean_grad(x, dout)                 all elements, accumulated in float64 (kernels/reduce.py's loop)
     reduce(x, op, d0, d1, keep_dim, rank)       reduce_sum / reduce_mean over the adjacent dims d0..d1 (the segment
     reduce_grad(x, dout, op, d0, d1)            rules compile only adjacent dims); rank: the output's, a literal
@@ -252,6 +253,24 @@ def add_n_ref(xs):
         for x in xs[2:]:
             out = out + x
     return np.ascontiguousarray(out)
+
+
+@_jit
+def coalesce(xs):
+    """The arrays of `xs` end to end in one new 1-D buffer, in order (coalesce_tensor of fresh gradients)."""
+    n = 0
+    for x in literal_unroll(xs):     # the arrays differ in rank (a weight's and a bias's gradient)
+        n += x.size
+    out = np.empty(n, xs[0].dtype)
+    start = 0
+    for x in literal_unroll(xs):
+        out[start:start + x.size] = np.ascontiguousarray(x).reshape(-1)
+        start += x.size
+    return out
+
+
+def coalesce_ref(xs):
+    return np.concatenate([np.ascontiguousarray(x).reshape(-1) for x in xs])
 
 
 def _acc_zero(x):  # pragma: no cover - replaced by the overload inside numba code
