@@ -177,3 +177,20 @@ def test_pieces_are_in_topological_order_and_cover_the_part_once():
     for j, ds in enumerate(deps):
         assert all(where[d] <= where[j] for d in ds)
     assert where[1] != where[2] and where[4] != where[5]
+
+
+def test_in_order_runs_of_a_split_plan_run_the_unsplit_segments(monkeypatch):
+    # the threaded policy's probe weighs the split step in parallel against the step as it was before the split
+    program = tower()
+    plain_losses, plain_params, _ = train(program, '0', None, monkeypatch)
+    losses, params, plan = train(program, 'sync', ExecutorPolicy.USE_NORMAL_EXECUTOR, monkeypatch)
+    assert len(dw_halves(plan)) == 3
+    whole = plan.in_order_nodes
+    assert len(whole) == 1 and isinstance(whole[0], SegmentNode), labels(plan)
+    assert [c.args[1:3] for c in whole[0].segment.calls if c.label == 'mul_grad'] == \
+        [(True, True)] * 3 + [(False, True)]                 # every mul_grad whole, the first layer's dW only
+    # the probe ran both kinds of runs (parallel on the split nodes, in order on the whole segment): same bits
+    for a, b in zip(plain_losses, losses):
+        np.testing.assert_array_equal(a, b)
+    for name in plain_params:
+        np.testing.assert_array_equal(plain_params[name], params[name], err_msg=name)

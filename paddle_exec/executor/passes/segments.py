@@ -347,19 +347,35 @@ def compile_segments(plan, options, context) -> None:
         return
     seg_ops = [segment_op_of(nd, context) for nd in nodes]
     deps = _dependencies(nodes)
-    halves: set = set()
-    if options.split_branches:
-        nodes, seg_ops, deps, halves = split_products(nodes, seg_ops, deps, lambda nd: segment_op_of(nd, context))
+    plan.tier_changes = [0]         # bumped when a segment of this plan starts running compiled
+    if not options.split_branches:
+        _segment(plan, nodes, seg_ops, deps, options, False)
+        return
+    split_nodes, split_ops, split_deps, halves = split_products(nodes, seg_ops, deps,
+                                                                lambda nd: segment_op_of(nd, context))
+    if halves:
+        # in-order runs (the threaded policy's probe and fallback) keep the unsplit segments: where overlapping
+        # does not pay, the step runs as it did before the split (plan.in_order_nodes; segment_split.py)
+        _segment(plan, nodes, seg_ops, deps, options, True, keep_split=False)
+        plan.in_order_nodes = plan.nodes
+    _segment(plan, split_nodes, split_ops, split_deps, options, True, halves)
+
+
+def _segment(plan, nodes, seg_ops, deps, options, split: bool, halves: set = frozenset(),
+             keep_split: bool = True) -> None:
+    """Groups `nodes` into segments and relinks the plan (steps 2-6 of the module docstring); `split`: cut the
+    groups into branches (and, with `keep_split`, at their levels of independent products)."""
     anc, desc = _relations(deps)
     groups = _groups(nodes, [s is not None for s in seg_ops], anc, desc)
-    if options.split_branches:
+    if split:
+        groups = [part for g in groups for part in _branches(g, deps)]
+    if split and keep_split:
         is_heavy = [heavy(nd) for nd in nodes]
-        groups = [piece for g in groups for part in _branches(g, deps)
-                  for piece in product_levels(part, is_heavy, deps)]
+        groups = [piece for part in groups for piece in product_levels(part, is_heavy, deps)]
     # a split half always runs in a segment: as an ordinary node its kernel would compute both gradients
     groups = [g for g in groups if len(g) >= MIN_SEGMENT_OPS or halves.intersection(g)]
     if not groups:
-        _materialize(plan.nodes)
+        _materialize(nodes)
         return
     readers: dict = {}
     for i, nd in enumerate(nodes):
@@ -372,7 +388,7 @@ def compile_segments(plan, options, context) -> None:
         keep.update(s for s, _ in place.scope_outputs)
     unit_of = list(range(len(nodes)))
     units = []                       # per unit: the new node, or the index of an old node
-    tier_changes = plan.tier_changes = [0]      # bumped when a segment of this plan starts running compiled
+    tier_changes = plan.tier_changes
     for g in groups:
         member_ids = set(g)
         desc_bits = 0
