@@ -24,6 +24,11 @@ where the time is, the matrix products:
    (pre -> own parts -> post). Runs of consecutive levels with at most one heavy node stay together: they are a
    chain of products with light work beside it, which one thread runs best.
 
+When a plan was split, segments.py also keeps the segments it would have made without the split
+(`plan.in_order_nodes`): the threaded policy's in-order runs use them, so its probe weighs the split step on the
+pool against the step as one function, and keeps the latter where overlap does not pay (small products, a second
+core busy with other work).
+
 For DeepFM's tower (429 -> 400 -> 400 -> 400 -> 1, batch 512), the forward and the backward down to the last
 layer's bias gradient stay one segment, then each layer's dX (with the relu and bias gradients after it) and dW
 are two segments the pool runs at once, and the dense update of the layer's weight, which waits for both (the

@@ -20,6 +20,7 @@
    ordinary nodes. A step's forward and backward are one component, so the parallel policies also get
    segment_split.py's rewrites: a heavy mul_grad becomes a dX node and a dW node (before grouping), and each part is
    cut at its levels of independent products (after the components); a split half runs in a segment even alone.
+   The segments made without the split are kept as `plan.in_order_nodes` for the policy's in-order runs.
 4. Each group's interface: inputs are the slots its ops read before any of them writes them (feeds, scope values,
    other nodes' outputs); outputs are the slots it writes that a later node reads, or that are fetched or written
    back to the scope, except inputs that are only updated in place (an optimizer's Param: the array in the values
