@@ -11,15 +11,18 @@
   consecutive parts of one buffer (the parameters and moments after the first step: the scope holds the views),
   that buffer is the FusedOutput and nothing is copied, so the fused optimizer updates the parameters in place.
   Paddle aligns each part to the allocator's chunk; here the parts touch (one pass of the fused kernel covers
-  no padding).
+  no padding). Inside a compiled segment (fresh, non-persistable inputs: the gradients) it is one copy into a new
+  buffer (kernels/segment/tensor.py coalesce).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..framework.dtype import to_numpy
-from ..framework.registry import GradSpec, defop, kernel_rule, shape_rule
+from ..framework.registry import GradSpec, defop, kernel_rule, segment_rule, shape_rule
 from ..kernels import norm as KN
+from ..kernels.segment import tensor as ST
+from ._util import segment_op, var_dtype
 
 __all__ = ['coalesced_buffer']
 
@@ -147,3 +150,22 @@ def _coalesce_kernel(spec):
             start += a.size
         return views, fused
     return run
+
+
+@segment_rule('coalesce_tensor')
+def _coalesce_segment(spec):
+    """Fresh gradients copied into their fused buffer (fuse_all_optimizer_ops) run inside a segment, so the copy no
+    longer cuts the backward from the fused update. Parameters and accumulators (persistable) stay ordinary nodes:
+    after the first run they already are views of one buffer, which only the per-op kernel sees (and copies
+    nothing). The `Output` views are not made: they name the inputs, which hold the same values."""
+    if not spec.attr('copy_data') or spec.attr('set_constant'):
+        return None
+    names = spec.op.inputs.get('Input') or []
+    dtype = to_numpy(spec.attr('dtype'))
+    for i in range(len(names)):
+        var = spec.input_var('Input', i)
+        if var is None or var.persistable or var_dtype(spec, 'Input', i) != dtype:
+            return None
+    if not names or spec.op.outputs.get('Output') != names:
+        return None
+    return segment_op(ST.coalesce, ['Input'], ['FusedOutput'], views=True)

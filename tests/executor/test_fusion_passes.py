@@ -10,6 +10,7 @@ import pytest
 import paddle_exec.fluid as fluid
 from paddle_exec.executor.compile import compile_program
 from paddle_exec.executor.config import RunConfig
+from paddle_exec.executor.segment_node import SegmentNode
 from paddle_exec.framework import unique_name
 from paddle_exec.ops.fused import coalesced_buffer
 
@@ -199,3 +200,33 @@ def test_both_passes_on_two_places_train_as_the_unfused_program(monkeypatch):
     monkeypatch.setenv('CPU_NUM', '2')
     build = lambda: conv_bn_net('adam')             # noqa: E731
     assert_same_training(train(build, _strategy()), train(build, _strategy(fuse_bn=True, fuse_opt=True)))
+
+
+def fc_net(opt='adam'):
+    """x -> fc 8 relu -> fc 1 -> mean (the first mul, of a 4-D x, runs as an ordinary node)."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 3
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3, 5, 5], dtype='float32')
+        loss = fluid.layers.mean(fluid.layers.fc(fluid.layers.fc(x, 8, act='relu'), 1))
+        OPTIMIZERS[opt]().minimize(loss)
+    return main, startup, loss
+
+
+@pytest.mark.parametrize('opt', ['adam', 'sgd'])
+def test_the_gradients_coalesce_runs_inside_the_segment_of_the_fused_update(monkeypatch, opt):
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
+    build = lambda: fc_net(opt)                     # noqa: E731
+    fused = train(build, _strategy(fuse_opt=True))
+    assert_same_training(train(build, _strategy()), fused)
+    main, _, loss = build()
+    config = RunConfig.for_data_parallel(fluid.ExecutionStrategy(), _strategy(fuse_opt=True), 1, loss_name=loss.name)
+    plan = compile_program(main, ['x'], [loss.name], config)
+    segments = [nd.segment for nd in plan.nodes if isinstance(nd, SegmentNode)]
+    calls = [c.label for seg in segments for c in seg.calls]
+    assert calls.count('coalesce_tensor') == 1 and calls[-2:] == ['coalesce_tensor', opt], calls
+    # the parameters' (and accumulators') coalesce ops read the scope's views: ordinary nodes
+    ordinary = [nd.op for nd in plan.nodes if not isinstance(nd, SegmentNode)]
+    coalesce = [op for op in ordinary if op.type == 'coalesce_tensor']
+    assert len(coalesce) == 1 + (4 if opt == 'adam' else 0), [op.type for op in ordinary]
+    assert all(main.global_block().var(op.input('Input')[0]).persistable for op in coalesce)

@@ -6,6 +6,7 @@ comparisons carry those checks over."""
 import numpy as np
 import pytest
 
+from paddle_exec.framework.dtype import VarType
 from paddle_exec.kernels import elementwise as KE
 from paddle_exec.kernels import loss as KL
 from paddle_exec.kernels import optimizer as KO
@@ -17,6 +18,7 @@ from paddle_exec.kernels.segment import elementwise as SE
 from paddle_exec.kernels.segment import loss as SL
 from paddle_exec.kernels.segment import optimizer as SO
 from paddle_exec.kernels.segment import tensor as ST
+from paddle_exec.ops.fused import _coalesce_kernel
 
 CODE = SB.bind()
 F32 = np.float32
@@ -213,6 +215,40 @@ def test_fill_reshape_concat_and_sum(rng):
         same(a, b)
     same(ST.add_n(parts[:1] * 3), KR.sum_forward([x, x, x]))
     same(ST.add_n_ref(parts[:1] * 3), KR.sum_forward([x, x, x]))
+
+
+def test_coalesce_lays_the_arrays_end_to_end_as_coalesce_tensors_kernel(rng):
+    class Spec:
+        attrs = {'dtype': int(VarType.FP32), 'copy_data': True, 'set_constant': False, 'constant': 0.0}
+
+        def attr(self, name, default=None):
+            return self.attrs.get(name, default)
+    w, b, frozen = rng.randn(5, 3).astype(F32), rng.randn(3).astype(F32), rng.randn(2, 2, 2).astype(F32)
+    frozen.setflags(write=False)
+    views, fused = _coalesce_kernel(Spec())([w, b, frozen])
+    same(ST.coalesce((w, b, frozen)), fused)
+    same(ST.coalesce_ref((w, b, frozen)), fused)
+    same(ST.coalesce((b,)), b)
+    x64 = rng.randn(2, 3)
+    same(ST.coalesce((x64, x64)), np.concatenate([x64.ravel(), x64.ravel()]))
+
+
+def test_tuple_kernels_take_a_read_only_array_among_writeable_ones(rng):
+    # a broadcast gradient handed from another segment arrives read-only: the tuple's arrays then differ in type
+    x = rng.randn(4, 6, 5).astype(F32)
+    frozen = rng.randn(4, 6, 5).astype(F32)
+    frozen.setflags(write=False)
+    y = rng.randn(4, 6, 5).astype(F32)
+    same(ST.add_n((x, frozen, y)), KR.sum_forward([x, frozen, y]))
+    same(ST.add_n((frozen, x)), KR.sum_forward([frozen, x]))
+    same(ST.add_n((frozen,)), frozen)
+    part = frozen[:, :2].copy()
+    part.setflags(write=False)
+    parts = (x, part)
+    same(ST.concat(parts, 1, 3), np.concatenate(parts, axis=1))
+    d = rng.randn(4, 8, 5).astype(F32)
+    for a, b in zip(ST.concat_grad(parts, d, 1), ST.concat_grad_ref(parts, d, 1)):
+        same(a, b)
 
 
 @pytest.mark.parametrize('op', [ST.SUM, ST.MEAN])

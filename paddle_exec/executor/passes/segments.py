@@ -17,7 +17,10 @@
    so independent branches stay separate nodes the pool can run at once (components of fewer than MIN_BRANCH_OPS
    ops run together: a node of their own would cost more than they do); a group is also cut after
    MAX_SEGMENT_OPS ops (bounded compile time; equal pieces share one compiled function). Groups of one op stay
-   ordinary nodes.
+   ordinary nodes. A step's forward and backward are one component, so the parallel policies also get
+   segment_split.py's rewrites: a heavy mul_grad becomes a dX node and a dW node (before grouping), and each part is
+   cut at its levels of independent products (after the components); a split half runs in a segment even alone.
+   The segments made without the split are kept as `plan.in_order_nodes` for the policy's in-order runs.
 4. Each group's interface: inputs are the slots its ops read before any of them writes them (feeds, scope values,
    other nodes' outputs); outputs are the slots it writes that a later node reads, or that are fetched or written
    back to the scope, except inputs that are only updated in place (an optimizer's Param: the array in the values
@@ -45,6 +48,7 @@ from ..codegen import Call, segment_key, segment_source
 from ..jit_service import segment_code
 from ..plan import make_step
 from ..segment_node import Segment, SegmentNode
+from .segment_split import heavy, product_levels, split_products
 
 __all__ = ['compile_segments', 'MAX_SEGMENT_OPS', 'MIN_SEGMENT_OPS']
 
@@ -84,9 +88,11 @@ def segment_op_of(node, context):
     rule = registry.SEGMENT_RULES.get(op.type)
     if rule is None or not _dense_vars(op):
         return None
-    spec = registry.KernelSpec(op, registry.get(op.type), context)
     if override:
+        spec = registry.KernelSpec(op, registry.get(op.type), context)
         spec.attrs = {**op.attrs, **override}
+    else:           # the kernel's own spec: a split product gradient's half (segment_split.py) wants one output
+        spec = kernel.spec
     try:
         seg = rule(spec)
     except Exception:      # noqa: BLE001 - a rule that cannot make sense of the op leaves it an ordinary node
@@ -110,12 +116,21 @@ def _wired(node, seg) -> bool:
 
 # --- 2, 3. groups --------------------------------------------------------------------------------------------------
 
-def _relations(nodes):
-    n = len(nodes)
-    deps = [set() for _ in range(n)]
+def _dependencies(nodes) -> list[set]:
+    deps = [set() for _ in nodes]
     for i, nd in enumerate(nodes):
         for s in nd.successors:
             deps[s].add(i)
+    return deps
+
+
+def _relations(deps: list):
+    """(ancestor bits, descendant bits) per node, from each node's set of dependencies."""
+    n = len(deps)
+    succ = [[] for _ in range(n)]
+    for j, ds in enumerate(deps):
+        for d in ds:
+            succ[d].append(j)
     anc = [0] * n
     for j in range(n):
         a = 0
@@ -125,10 +140,10 @@ def _relations(nodes):
     desc = [0] * n
     for j in range(n - 1, -1, -1):
         a = 0
-        for s in nodes[j].successors:
+        for s in succ[j]:
             a |= desc[s] | (1 << s)
         desc[j] = a
-    return deps, anc, desc
+    return anc, desc
 
 
 def _groups(nodes, compilable: list, anc: list, desc: list) -> list[list[int]]:
@@ -332,11 +347,34 @@ def compile_segments(plan, options, context) -> None:
         _materialize(nodes)
         return
     seg_ops = [segment_op_of(nd, context) for nd in nodes]
-    deps, anc, desc = _relations(nodes)
+    deps = _dependencies(nodes)
+    plan.tier_changes = [0]         # bumped when a segment of this plan starts running compiled
+    if not options.split_branches:
+        _segment(plan, nodes, seg_ops, deps, options, False)
+        return
+    split_nodes, split_ops, split_deps, halves = split_products(nodes, seg_ops, deps,
+                                                                lambda nd: segment_op_of(nd, context))
+    if halves:
+        # in-order runs (the threaded policy's probe and fallback) keep the unsplit segments: where overlapping
+        # does not pay, the step runs as it did before the split (plan.in_order_nodes; segment_split.py)
+        _segment(plan, nodes, seg_ops, deps, options, True, keep_split=False)
+        plan.in_order_nodes = plan.nodes
+    _segment(plan, split_nodes, split_ops, split_deps, options, True, halves)
+
+
+def _segment(plan, nodes, seg_ops, deps, options, split: bool, halves: set = frozenset(),
+             keep_split: bool = True) -> None:
+    """Groups `nodes` into segments and relinks the plan (steps 2-6 of the module docstring); `split`: cut the
+    groups into branches (and, with `keep_split`, at their levels of independent products)."""
+    anc, desc = _relations(deps)
     groups = _groups(nodes, [s is not None for s in seg_ops], anc, desc)
-    if options.split_branches:
+    if split:
         groups = [part for g in groups for part in _branches(g, deps)]
-    groups = [g for g in groups if len(g) >= MIN_SEGMENT_OPS]
+    if split and keep_split:
+        is_heavy = [heavy(nd) for nd in nodes]
+        groups = [piece for part in groups for piece in product_levels(part, is_heavy, deps)]
+    # a split half always runs in a segment: as an ordinary node its kernel would compute both gradients
+    groups = [g for g in groups if len(g) >= MIN_SEGMENT_OPS or halves.intersection(g)]
     if not groups:
         _materialize(nodes)
         return
@@ -351,7 +389,7 @@ def compile_segments(plan, options, context) -> None:
         keep.update(s for s, _ in place.scope_outputs)
     unit_of = list(range(len(nodes)))
     units = []                       # per unit: the new node, or the index of an old node
-    tier_changes = plan.tier_changes = [0]      # bumped when a segment of this plan starts running compiled
+    tier_changes = plan.tier_changes
     for g in groups:
         member_ids = set(g)
         desc_bits = 0

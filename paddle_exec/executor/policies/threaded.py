@@ -48,7 +48,10 @@ gains less from overlap than it loses to hand-offs, GIL hand-overs and BLAS runn
 plan is probed: after its first run, `probe_runs` parallel and `probe_runs` in-order runs alternate, the mode with
 the lower median time is kept for the next `hold_runs` runs, then the probe repeats (a changed load is noticed).
 A plan whose compiled segments switch tiers (numpy twins to compiled code, segment_node.py) is probed again at
-once: what was measured before no longer holds. In-order runs measure node costs too. `probe_runs = 0` turns
+once: what was measured before no longer holds. A plan whose products the segment pass split for overlap
+(passes/segment_split.py) runs its in-order runs on `plan.in_order_nodes`, the unsplit segments: the probe then
+weighs the split step run in parallel against the step as one function. In-order runs measure node costs
+too. `probe_runs = 0` turns
 probing off (always parallel). Per-plan state: a
 `_ModeChoice` in a WeakKeyDictionary keyed by the plan.
 
@@ -164,8 +167,9 @@ class ThreadedPolicy:
 
     def _run(self, plan, values: list) -> None:
         nodes = plan.nodes
+        in_order = getattr(plan, 'in_order_nodes', None) or nodes     # a split plan's unsplit segments
         if self.num_threads <= 1 or len(nodes) < 2:
-            run_in_order(nodes, values)
+            run_in_order(in_order, values)
             return
         choice = self._choices.get(plan)
         if choice is None:
@@ -176,7 +180,7 @@ class ThreadedPolicy:
         if parallel:
             self._run_parallel(plan, nodes, values)
         else:
-            _run_in_order_measuring(nodes, values)
+            _run_in_order_measuring(in_order, values)
         choice.record(parallel, time.perf_counter() - start)
 
     def _run_parallel(self, plan, nodes, values: list) -> None:

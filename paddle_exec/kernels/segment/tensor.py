@@ -6,6 +6,7 @@
     xshape_of(x)                                the v2 ops' XShape value (no data, X's dims after a leading 0)
     concat(xs, axis, rank) / concat_grad        along `axis` (normalised); xs a tuple of same-rank arrays
     add_n(xs)                                   sum: ((x0 + x1) + x2) + ..., in the dtype
+    coalesce(xs)                                xs end to end in one new 1-D buffer (coalesce_tensor)
     mean(x), mean_grad(x, dout)                 all elements, accumulated in float64 (kernels/reduce.py's loop)
     reduce(x, op, d0, d1, keep_dim, rank)       reduce_sum / reduce_mean over the adjacent dims d0..d1 (the segment
     reduce_grad(x, dout, op, d0, d1)            rules compile only adjacent dims); rank: the output's, a literal
@@ -16,7 +17,7 @@ compiling; they are computed by the segment rules from the op's attributes and t
 from __future__ import annotations
 
 import numpy as np
-from numba import literally, types
+from numba import literal_unroll, literally, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.unsafe.ndarray import to_fixed_tuple
@@ -161,7 +162,7 @@ def concat(xs, axis, rank):
     for i in range(rank):
         dims[i] = first.shape[i]
     total = 0
-    for x in xs:
+    for x in literal_unroll(xs):     # the arrays may differ in type (a read-only one among them)
         for i in range(rank):
             if i != axis and x.shape[i] != first.shape[i]:
                 raise ValueError('concat: the inputs differ in a dimension other than the axis')
@@ -176,7 +177,7 @@ def concat(xs, axis, rank):
         post *= dims[i]
     o2 = out.reshape(pre, total * post)
     start = 0
-    for x in xs:
+    for x in literal_unroll(xs):
         w = x.shape[axis] * post
         x2 = np.ascontiguousarray(x).reshape(pre, w)
         for p in range(pre):
@@ -204,7 +205,7 @@ def concat_grad(xs, dout, axis):
     d2 = dout.reshape(pre, total)
     parts = []
     start = 0
-    for x in xs:
+    for x in literal_unroll(xs):     # the arrays may differ in type (a read-only one among them)
         part = np.empty(x.shape, dout.dtype)
         w = x.shape[axis] * post
         p2 = part.reshape(pre, w)
@@ -229,15 +230,19 @@ def add_n(xs):
     first = xs[0]
     out = np.empty(first.shape, first.dtype)
     flat = out.reshape(-1)
-    for x in xs:
+    for x in literal_unroll(xs):     # the arrays may differ in type (a read-only one among them): no indexing
         if x.shape != first.shape:
             raise ValueError('sum: the inputs differ in shape')
     if len(xs) == 1:
         flat[:] = np.ascontiguousarray(first).reshape(-1)
         return out
-    KR._add_into(flat, np.ascontiguousarray(first).reshape(-1), np.ascontiguousarray(xs[1]).reshape(-1))
-    for k in range(2, len(xs)):
-        KR._add_into(flat, flat, np.ascontiguousarray(xs[k]).reshape(-1))
+    k = 0
+    for x in literal_unroll(xs):
+        if k == 1:
+            KR._add_into(flat, np.ascontiguousarray(first).reshape(-1), np.ascontiguousarray(x).reshape(-1))
+        elif k > 1:
+            KR._add_into(flat, flat, np.ascontiguousarray(x).reshape(-1))
+        k += 1
     return out
 
 
@@ -248,6 +253,24 @@ def add_n_ref(xs):
         for x in xs[2:]:
             out = out + x
     return np.ascontiguousarray(out)
+
+
+@_jit
+def coalesce(xs):
+    """The arrays of `xs` end to end in one new 1-D buffer, in order (coalesce_tensor of fresh gradients)."""
+    n = 0
+    for x in literal_unroll(xs):     # the arrays differ in rank (a weight's and a bias's gradient)
+        n += x.size
+    out = np.empty(n, xs[0].dtype)
+    start = 0
+    for x in literal_unroll(xs):
+        out[start:start + x.size] = np.ascontiguousarray(x).reshape(-1)
+        start += x.size
+    return out
+
+
+def coalesce_ref(xs):
+    return np.concatenate([np.ascontiguousarray(x).reshape(-1) for x in xs])
 
 
 def _acc_zero(x):  # pragma: no cover - replaced by the overload inside numba code
