@@ -48,7 +48,11 @@ def test_golden_case(name, compile_mode, monkeypatch):
     missing = missing_parts(case)
     if missing:
         pytest.skip('%s case not ready: %s' % ('ParallelExecutor' if case.CPU_NUM else 'Executor', missing))
-    monkeypatch.delenv('CPU_NUM', raising=False)
+    if case.CPU_NUM:
+        # run_case sets CPU_NUM itself; setting it through monkeypatch first makes the test put it back after
+        monkeypatch.setenv('CPU_NUM', str(case.CPU_NUM))
+    else:
+        monkeypatch.delenv('CPU_NUM', raising=False)
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', compile_mode)
     import paddle_exec
     from paddle_exec.framework import unique_name
