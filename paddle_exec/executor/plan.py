@@ -106,6 +106,16 @@ class PlanNode:
         return 'PlanNode(%d, %s)' % (self.index, self.label)
 
 
+def spec_slots(spec) -> list:
+    """The slots of one entry of a node's in_spec / out_spec: None (an unset slot), one slot, or a tuple of slots
+    (a duplicable input or output) whose unset members are None."""
+    if spec is None:
+        return []
+    if type(spec) is tuple:
+        return [s for s in spec if s is not None]
+    return [spec]
+
+
 def make_step(kernel, in_spec, out_spec, free):
     """A closure that runs one op on the `values` list. Specialised on the common shapes of slot specs."""
     simple_in = all(type(s) is int for s in in_spec)

@@ -37,7 +37,7 @@ update writes the weight dX reads), a third.
 from __future__ import annotations
 
 from ...framework import registry
-from ..plan import PlanNode, make_step, with_lod
+from ..plan import PlanNode, make_step, spec_slots, with_lod
 
 __all__ = ['HEAVY_PRODUCT', 'SPLIT_GRADS', 'heavy', 'split_products', 'product_levels']
 
@@ -78,20 +78,12 @@ class _HalfSpec(registry.KernelSpec):
         return slot != self.dropped and super().has_output(slot)
 
 
-def _flat(spec) -> list:
-    if spec is None:
-        return []
-    if type(spec) is tuple:
-        return [s for s in spec if s is not None]
-    return [spec]
-
-
 def _reads(node) -> set:
-    return {s for spec in node.in_spec for s in _flat(spec)}
+    return {s for spec in node.in_spec for s in spec_slots(spec)}
 
 
 def _writes(node) -> set:
-    return {s for spec in node.out_spec for s in _flat(spec)}
+    return {s for spec in node.out_spec for s in spec_slots(spec)}
 
 
 def _conflict(a, b) -> bool:

@@ -46,7 +46,7 @@ from ...framework.variable import EMPTY_VAR_NAME
 from ...kernels.segment import elementwise as SE
 from ..codegen import Call, segment_key, segment_source
 from ..jit_service import segment_code
-from ..plan import make_step
+from ..plan import make_step, spec_slots
 from ..segment_node import Segment, SegmentNode
 from .segment_split import heavy, product_levels, split_products
 
@@ -194,14 +194,6 @@ def _components(group: list, deps: list) -> list[list[int]]:
 
 # --- 4, 5. interface, calls, fusion, memory reuse -----------------------------------------------------------------
 
-def _flat(spec) -> list:
-    if spec is None:
-        return []
-    if type(spec) is tuple:
-        return [s for s in spec if s is not None]
-    return [spec]
-
-
 def _call_of(node, seg) -> Call:
     info = registry.get(node.op.type)
     ins = [node.in_spec[info.inputs.index(slot)] for slot in seg.inputs]
@@ -213,11 +205,11 @@ def _call_of(node, seg) -> Call:
 
 
 def _reads(call) -> set:
-    return {s for spec in call.ins for s in _flat(spec)}
+    return {s for spec in call.ins for s in spec_slots(spec)}
 
 
 def _writes(call) -> set:
-    return {s for spec in call.outs for s in _flat(spec)}
+    return {s for spec in call.outs for s in spec_slots(spec)}
 
 
 def _between_ok(calls: list, i: int, j: int, moved: Call, keep_out: set) -> bool:
@@ -297,7 +289,7 @@ def _interface(calls: list, member_ids: set, nodes: list, desc_bits: int, reader
     output: the array in the plan's values is the one updated (segment_node.py makes sure it can be)."""
     inputs, written, rebound = [], set(), set()
     for call in calls:
-        for s in (s for spec in call.ins for s in _flat(spec)):     # in argument order: equal groups, equal text
+        for s in (s for spec in call.ins for s in spec_slots(spec)):     # in argument order: equal groups, equal text
             if s not in written and s not in inputs:
                 inputs.append(s)
         writes = _writes(call)
@@ -307,7 +299,7 @@ def _interface(calls: list, member_ids: set, nodes: list, desc_bits: int, reader
     updated = [s for s in inputs if s in written and s not in rebound]
     outputs = []
     for call in calls:                          # in the order the calls make them: equal groups, equal text
-        for s in (s for spec in call.outs for s in _flat(spec)):
+        for s in (s for spec in call.outs for s in spec_slots(spec)):
             if s in updated or s in outputs:
                 continue
             outside = [r for r in readers.get(s, ()) if r not in member_ids and desc_bits >> r & 1]
@@ -381,7 +373,7 @@ def _segment(plan, nodes, seg_ops, deps, options, split: bool, halves: set = fro
     readers: dict = {}
     for i, nd in enumerate(nodes):
         for spec in nd.in_spec:
-            for s in _flat(spec):
+            for s in spec_slots(spec):
                 readers.setdefault(s, []).append(i)
     keep = set()
     for place in plan.places:
