@@ -61,7 +61,7 @@ def _signature(args: tuple) -> tuple:
     return tuple(numba.typeof(a) for a in args)
 
 
-def _no_match(exc: BaseException) -> bool:
+def no_matching_definition(exc: BaseException) -> bool:
     """numba's error for arguments the runtime dispatcher has no machine code for."""
     return isinstance(exc, TypeError) and 'No matching definition' in str(exc)
 
@@ -198,7 +198,7 @@ class Segment:
         """The compiled call raised: other types (a tier below), or an op failed (see the module docstring)."""
         if not all(isinstance(a, np.ndarray) for a in args):
             return self.run_ops(values)
-        if _no_match(exc):
+        if no_matching_definition(exc):
             return self.slow(args, values)
         k = int(progress[0]) if progress is not None else 0     # untracked: no call updates in place
         if k <= self.first_in_place:

@@ -42,7 +42,8 @@ import numpy as np
 
 from ..codegen import segment_key, segment_source
 from ..jit_service import SERVICE, segment_code
-from ..segment_node import SegmentNode
+from ..plan import spec_slots
+from ..segment_node import SegmentNode, no_matching_definition
 from .collective import BucketState
 
 __all__ = ['sink_buckets', 'sink_state']
@@ -69,9 +70,8 @@ def _writers(nodes) -> dict:
     for i, nd in enumerate(nodes):
         specs = nd.segment.outputs if isinstance(nd, SegmentNode) else nd.out_spec
         for spec in specs:
-            for s in (spec if type(spec) is tuple else (spec,)):
-                if s is not None:
-                    writers.setdefault(s, set()).add(i)
+            for s in spec_slots(spec):
+                writers.setdefault(s, set()).add(i)
     return writers
 
 
@@ -83,9 +83,8 @@ def _sink_locals(segment, slots: tuple) -> list | None:
     made: dict = {}
     for call in segment.calls:
         for spec in call.outs:
-            for s in (spec if type(spec) is tuple else (spec,)):
-                if s is not None:
-                    made[s] = made.get(s, 0) + 1
+            for s in spec_slots(spec):
+                made[s] = made.get(s, 0) + 1
     if any(made.get(s, 0) != 1 for s in locals_) or len(set(locals_)) != len(locals_):
         return None
     return locals_
@@ -178,7 +177,7 @@ class _SinkStep:
         try:
             res = fn(*args, *views)
         except Exception as exc:
-            if isinstance(exc, TypeError) and 'No matching definition' in str(exc):
+            if no_matching_definition(exc):
                 self.fn, self.off = None, True      # other argument types from now on: the pack path
             self.base(values)
             return

@@ -109,8 +109,7 @@ def _halves(node, segment_op_of):
             half_spec = _HalfSpec(half_spec, o)
         out_spec = tuple(None if info.outputs[k] in dropped else s for k, s in enumerate(node.out_spec))
         half = PlanNode(node.index, node.op, registry.DeferredKernel(kernel.factory, half_spec), node.in_spec,
-                         out_spec, (), node.place, '%s[%s]' % (node.label, keep),
-                        node.lod)
+                        out_spec, (), node.place, '%s[%s]' % (node.label, keep), node.lod)
         half.cost = node.cost
         half_op = segment_op_of(half)
         if half_op is None:

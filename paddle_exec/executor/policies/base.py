@@ -26,6 +26,7 @@ workers are held to min(this, cores // threads) (threaded.py) while it hands wor
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 
@@ -127,18 +128,7 @@ class MathThreadsLease:
             owner._leave()
 
 
-class _Held:
-    """The context of a run the executors' hold already covers: nothing to take or give back."""
-    __slots__ = ()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-_HELD = _Held()
+_HELD = contextlib.nullcontext()         # a run the executors' hold already covers: nothing to take or give back
 MATH_THREADS = MathThreads()
 
 
