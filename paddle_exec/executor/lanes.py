@@ -35,7 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.fetched_array import fetched_view
+from ..framework.scope import HOLDER_TICK
 from . import feed as feeding
+from .bound import Binder, returns_fresh
 from .instrument import INSTRUMENTS
 from .policies.base import MATH_THREADS, op_failure
 from .segment_node import PROGRESS_LOCAL, SegmentNode, thread_progress
@@ -89,7 +91,7 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
     bound = recipe.bound
     direct = _direct_plan(recipe, policy)
     source = _lane_source(len(sig), len(names), direct, drops is not None, bool(recipe.scope_outputs),
-                          scope is not None)
+                          scope is not None, _binds(direct))
     maker = _MAKERS.get(source)
     if maker is None:
         env: dict = {}
@@ -107,6 +109,9 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         consts['N%d' % i], consts['S%d' % i], consts['D%d' % i] = name, shape, dtype
     if names and len(names) == 1:
         consts['F0'] = names[0]
+    binder = _binder(direct, bound, recipe)
+    if binder is not None:
+        consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind)
     if direct is not None:
         segment = direct[0]
         consts.update(segment=segment, node=recipe.plan.nodes[0])
@@ -114,13 +119,35 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
             consts['T%d' % j], consts['TN%d' % j], consts['TO%d' % j] = tensor, name, op
         for j, (_, tensor) in enumerate(bound[3]):
             consts['W%d' % j] = tensor
-    return maker(**consts)
+    lane = maker(**consts)
+    lane.binder = binder        # its bound state (bound.py), or None: for tests and benchmarks
+    return lane
 
 
 _MAKERS: dict = {}      # lane source -> its make(**consts): one compile per shape of lane
 
 
-def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool) -> str:
+def _binds(direct) -> bool:
+    """Whether a direct lane hands its scope inputs to the segment as a table (bound.py): it has some, writes no
+    holder (a write-back replaces an array: a new tick every run), and the segment returns only fresh arrays."""
+    if direct is None:
+        return False
+    segment, _, _, writes, n_scope = direct
+    return n_scope > 0 and all(k < 0 for k in writes) and returns_fresh(segment)
+
+
+def _binder(direct, bound, recipe):
+    """The Binder of a lane that binds (`_binds`): the segment's arguments read from the scope and their holders."""
+    if not _binds(direct):
+        return None
+    segment, pool, n_feed = direct[0], direct[1], len(recipe.feed_slots)
+    positions = tuple(a for a, p in enumerate(pool) if p >= n_feed)
+    tensors = tuple(bound[2][pool[a] - n_feed][1] for a in positions)
+    return Binder(segment, positions, tensors)
+
+
+def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool,
+                 binds: bool = False) -> str:
     """The text of `make(**consts) -> lane`: the checks and the run written out for one shape of recipe (how many
     feeds and fetches; direct or not; data parallel or not), every name, shape, dtype, holder and slot a constant of
     the closure. Reading it is the quickest way to see what a lane does."""
@@ -166,6 +193,9 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         params += ['segment', 'node']
         params += ['%s%d' % (c, j) for j in range(n_scope) for c in ('T', 'TN', 'TO')]
         params += ['W%d' % j for j in range(len(writes))]
+        if binds:
+            params += ['BS', 'HT', 'rebind']
+            body += _bound_body(n_feed, pool, fetches, segment.tracked)
         body += ['fn = segment.compiled',
                  'if fn is None:            # a slower tier this run (segment_node.py): the recipe runs it',
                  '    return recipe.run(policy, feed, scope, return_numpy)']
@@ -184,23 +214,53 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         for j, k in enumerate(writes):
             if k >= 0:
                 body += ['W%d.value = res[%d]' % (j, k)]
-        outs = []
-        for m, (is_res, k, copy) in enumerate(fetches):
-            value = ('res[%d]' % k) if is_res else ('args[%d]' % k)
-            body += ['r%d = %s' % (m, value)]
-            if copy:
-                body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
-            else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
-                body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
-                         '        and not isinstance(r%d.base, ndarray)):' % m,
-                         '    r%d = fetched_view(r%d)' % (m, m),
-                         'else:',
-                         '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
-            outs.append('r%d' % m)
-        body += ['return [%s]' % ', '.join(outs)]
+        body += _fetch_lines(fetches, lambda k: 'args[%d]' % k)
     lines += [indent + line for line in body]
     head = ['def make(%s):' % ', '.join(params)]
     return '\n'.join(head + lines + ['    return lane', ''])
+
+
+def _fetch_lines(fetches, arg_expr) -> list:
+    """The fetched results from `res` (the segment's values) and the arguments (`arg_expr(k)`), and the return."""
+    body, outs = [], []
+    for m, (is_res, k, copy) in enumerate(fetches):
+        body += ['r%d = %s' % (m, ('res[%d]' % k) if is_res else arg_expr(k))]
+        if copy:
+            body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
+        else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
+            body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
+                     '        and not isinstance(r%d.base, ndarray)):' % m,
+                     '    r%d = fetched_view(r%d)' % (m, m),
+                     'else:',
+                     '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
+        outs.append('r%d' % m)
+    return body + ['return [%s]' % ', '.join(outs)]
+
+
+def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool) -> list:
+    """The bound call (bound.py): the holders' tick compared, the segment's bound code called with the table and
+    the fed arrays; the usual direct path follows it for a state without code (fn None)."""
+    fed = ''.join('f%d, ' % i for i in range(n_feed))
+    # argument a of the segment: a fed array, or the bound array of the state tuple
+    arg = ['f%d' % p if p < n_feed else 'b[3][%d]' % sum(1 for q in pool[:a] if q >= n_feed)
+           for a, p in enumerate(pool)]
+    body = ['b = BS[0]',
+            'if b[0] != HT[0]:         # a holder replaced since the table was made (or none made yet)',
+            '    b = rebind((%s))' % fed,
+            'if b[1] is not None:']
+    call = 'b[1](%sb[2], %s)' % ('progress, ' if tracked else '', fed)
+    if tracked:
+        body += ['    try:', '        progress = local.progress', '    except AttributeError:',
+                 '        progress = progress_of()']
+    else:
+        body += ['    progress = None']
+    body += ['    try:',
+             '        res = %s' % call,
+             '    except Exception as exc:',
+             '        args = (%s)' % ''.join(x + ', ' for x in arg),
+             '        return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)' % fed]
+    body += ['    ' + line for line in _fetch_lines(fetches, lambda k: arg[k])]
+    return body
 
 
 def _after_failure(recipe, segment, node, args: tuple, fed: list, bound: tuple, progress, exc: Exception,
