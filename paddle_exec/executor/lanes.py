@@ -220,12 +220,16 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
     return '\n'.join(head + lines + ['    return lane', ''])
 
 
-def _fetch_lines(fetches, arg_expr) -> list:
-    """The fetched results from `res` (the segment's values) and the arguments (`arg_expr(k)`), and the return."""
+def _fetch_lines(fetches, arg_expr, fresh: bool = False) -> list:
+    """The fetched results from `res` (the segment's values) and the arguments (`arg_expr(k)`), and the return.
+    `fresh`: every value in `res` is an array the segment allocated (bound.returns_fresh), so a fetch of one that
+    needs no copy is its FetchedArray view without the checks."""
     body, outs = [], []
     for m, (is_res, k, copy) in enumerate(fetches):
         body += ['r%d = %s' % (m, ('res[%d]' % k) if is_res else arg_expr(k))]
-        if copy:
+        if fresh and is_res and not copy:
+            body += ['r%d = fetched_view(r%d) if return_numpy else as_fetch_result(r%d, False, False)' % (m, m, m)]
+        elif copy:
             body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
         else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
             body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
@@ -259,7 +263,7 @@ def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool) -> list
              '    except Exception as exc:',
              '        args = (%s)' % ''.join(x + ', ' for x in arg),
              '        return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)' % fed]
-    body += ['    ' + line for line in _fetch_lines(fetches, lambda k: arg[k])]
+    body += ['    ' + line for line in _fetch_lines(fetches, lambda k: arg[k], fresh=True)]
     return body
 
 

@@ -120,8 +120,19 @@ class DropScopeCounter:
         return k
 
     def count(self) -> None:
-        """A whole run's counting at once (a run by recipe or lane)."""
-        if self.finish() == 0 and self.every != 1:        # made at count 0, unless dropped at once
+        """A whole run's counting at once (a run by recipe or lane): `finish` and then `start`'s making at count 0,
+        written out (one call per serving request fewer)."""
+        t = next(self.ticks)
+        every = self.every
+        if every < 1:
+            self.runs = t + 1
+            k = t
+        else:
+            k = t % every
+            if k + 1 == every:
+                self.local_exec_scopes = []
+            self.runs = (k + 1) % every
+        if k == 0 and every != 1:        # made at count 0, unless dropped at once
             self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
 
     def drop(self) -> None:
