@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from typing import Iterable
@@ -53,6 +54,7 @@ def layer_calls():
     numba function whose body runs without the GIL."""
     from . import compiled
     fluid = compiled._fluid()
+    os.environ.setdefault('CPU_NUM', '1')         # one place, as scaling_rows: a lane needs a one-place plan
     main, scope, out = compiled.tower()
     pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope,
                                 exec_strategy=compiled._strategy('USE_INLINE_EXECUTOR'))
@@ -64,7 +66,10 @@ def layer_calls():
     for _ in range(3):
         pe.run(feed=feed, fetch_list=fetch)
     runner = pe._compiled_program._executor
-    lane = runner.lanes[main._id]
+    program = pe._compiled_program._program
+    lane = runner.lanes.get(program._id)
+    if lane is None:
+        raise RuntimeError('the tower has no lane (CPU_NUM=%s; a lane needs one place)' % os.environ.get('CPU_NUM'))
     x = feed['x']
     state = lane.binder.state[0] if getattr(lane, 'binder', None) is not None else None
     if state is not None and state[1] is not None:
@@ -77,7 +82,6 @@ def layer_calls():
         fn, args = segment.compiled, (x, *values)
     bare_call = compiled.bare_tower_call()
     bare_fn, bare_args = bare_call.forward, bare_call.args
-    program = pe._compiled_program._program
     return {
         'bare': (bare_call, bare_fn, bare_args),
         'function': (lambda: fn(*args), fn, args),

@@ -131,6 +131,7 @@ def test_blocks_start_from_a_collected_heap_unless_turned_off(monkeypatch):
 def test_serving_layers_report_each_layers_gil_held_time_and_scaling(monkeypatch):
     from benchmarks.serving_layers import LAYERS, layer_rows
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')     # the layers are those of a compiled segment
+    monkeypatch.setenv('CPU_NUM', '1')
     rows = list(layer_rows(tiny_options()))
     assert [r.name for r in rows] == ['serving layer %s' % name for name in LAYERS]
     for row in rows:

@@ -22,9 +22,13 @@ recipe fixes. It does, in order:
   3. the run. A plan that is one compiled segment (the serving tower and MLP, fit-a-line's training step) under a
      policy that runs one node as a plain call is the *direct* lane: the segment's arguments straight from the feed
      and the bound holders, its generated function called, its results written to the holders and fetched, no
-     values list at all. Whenever the segment is not on its compiled tier, and after a failure, the lane falls
-     back to the segment's own handling on a values list (segment_node.py: the tiers, the op named); any other
-     plan runs as the recipe runs it (`RunRecipe.run`).
+     values list at all. A direct lane that writes no holder and whose segment returns only fresh arrays hands
+     its scope inputs over as one table (bound.py): while the holder tick (framework/scope.py) reads as when the
+     table was made, the request dispatches the table and the feed, not every parameter; a moved tick rebinds
+     first, and a state without bound code (compiling, or arrays a table cannot describe) takes the usual call.
+     Whenever the segment is not on its compiled tier, and after a failure, the lane falls back to the segment's
+     own handling on a values list (segment_node.py: the tiers, the op named); any other plan runs as the recipe
+     runs it (`RunRecipe.run`).
 
 What a lane keeps is what the recipe keeps (the plan, the slots, the holders through `recipe.bound`); it holds no
 reference to the runner (a runner must stay collectable: its BLAS lease ends then). JAX's C++ jit dispatch does

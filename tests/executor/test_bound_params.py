@@ -40,6 +40,7 @@ def expected(scope, x):
 def served(monkeypatch):
     """(run, scope, lane) of a warmed-up serving ParallelExecutor (inline, segments compiled at the first run)."""
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
+    monkeypatch.setenv('CPU_NUM', '1')      # one place: a lane runs one-place plans
     main, startup, y = affine()
     scope = fluid.Scope()
     fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
@@ -263,3 +264,10 @@ def test_a_tiered_lane_binds_once_its_bound_code_is_compiled(monkeypatch):
     lane = next(iter(exe.runner.lanes.values()))
     np.testing.assert_allclose(exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)[0], gold, rtol=1e-6)
     assert bound(lane)
+
+
+def test_the_bound_code_is_in_numbas_disk_cache_for_the_next_process(served):
+    run, scope, lane = served
+    code = next(iter(lane.binder._codes.values()))
+    signature = next(iter(code.ready))
+    assert code.is_cached(signature)        # a second process loads it (jit_service.py), as it loads the segment
