@@ -271,3 +271,32 @@ def test_the_bound_code_is_in_numbas_disk_cache_for_the_next_process(served):
     code = next(iter(lane.binder._codes.values()))
     signature = next(iter(code.ready))
     assert code.is_cached(signature)        # a second process loads it (jit_service.py), as it loads the segment
+
+
+def train(mode: str, monkeypatch) -> tuple:
+    """Ten SGD steps of a linear regression on a ParallelExecutor: (the parameters after them, the lane)."""
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+    monkeypatch.setenv('CPU_NUM', '1')
+    main, startup = fluid.Program(), fluid.Program()
+    startup.random_seed = 3
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        t = fluid.layers.data(name='t', shape=[1], dtype='float32')
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(fluid.layers.fc(x, 1), t))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    scope = fluid.Scope()
+    fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
+    pe = fluid.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main, scope=scope)
+    feed = {'x': X, 't': X.sum(1, keepdims=True)}
+    for _ in range(10):
+        pe.run(feed=feed, fetch_list=[loss.name])
+    lane = next(iter(pe._compiled_program._executor.lanes.values()), None)
+    return {n: np.asarray(tensor(scope, n)) for n in ('fc_0.w_0', 'fc_0.b_0')}, lane
+
+
+def test_a_training_lane_updates_its_bound_parameters_in_place_as_segments_off_does(monkeypatch):
+    bound_params, lane = train('sync', monkeypatch)
+    assert lane is not None and bound(lane)      # SGD updates in place: the table's arrays are the parameters
+    plain, _ = train('off', monkeypatch)
+    for name, value in plain.items():
+        np.testing.assert_array_equal(bound_params[name], value)
