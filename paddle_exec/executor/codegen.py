@@ -163,8 +163,9 @@ def _bound_lines(bound) -> list:
     lines, at = [], 0
     for local, dtype, ndim in bound:
         dims = ', '.join('table[%d]' % (at + 1 + d) for d in range(ndim))
+        # the scalar type's own name (np.bool_ on numpy 1.x, where np.bool is gone; np.float32 ...)
         lines.append('    v%d = carray(%s(table[%d]), (%s,), np.%s)' % (local, ADDRESS_ALIAS, at, dims,
-                                                                       np.dtype(dtype).name))
+                                                                       np.dtype(dtype).type.__name__))
         at += 1 + ndim
     return lines
 
