@@ -105,7 +105,8 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         maker = _MAKERS[source] = env['make']
     consts = dict(
         V=version, NAMES=list(names), SC=bound[0], E=bound[1], B=bound, recipe=recipe, policy=policy,
-        drops=drops, lock=run_lock, math=MATH_THREADS, instruments=INSTRUMENTS, ndarray=_ndarray,
+        drops=None if drops is None else drops.ticks.__next__,     # a run's count: one C call (runner.py)
+        lock=run_lock, math=MATH_THREADS, instruments=INSTRUMENTS, ndarray=_ndarray,
         fetch_names=feeding.fetch_names, fetched_view=fetched_view, as_fetch_result=feeding.as_fetch_result,
         raise_missing=feeding.raise_missing, after_failure=_after_failure, progress_of=thread_progress,
         local=PROGRESS_LOCAL)
@@ -184,7 +185,7 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
     else:
         lines += ['        if scope is not SC or SC.erasures != E:', '            return None']
     if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter)
-        lines += ['        drops.count()']
+        lines += ['        drops()']
     indent = '        '
     if writes_scope and counts:
         lines += ['        with lock:']
