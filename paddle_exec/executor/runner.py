@@ -24,8 +24,9 @@ State across runs (owned by the runner, made once):
     policy            made at the first run from config (policies/registry.py); its threads live until close()
     plans             the PlanCache
     stages            program id -> StageRuntime (stage.py) of a staged program's current version
-    runs              how many runs have started (data parallel: the drop-scope counter, reset by dropping)
-    local_exec_scopes Paddle's local execution scopes (data parallel: one kid scope per place, made at counter 0)
+    runs              how many runs were counted (data parallel: the drop-scope counter, reset by dropping)
+    local_exec_scopes Paddle's local execution scopes (data parallel: one kid scope per place per period, made when
+                      first read; DropScopeCounter works both out from its ticks)
     place_indices     per place, the PlaceIndex the place-aware reader ops and `unstage` read from its scope
 
 Threads. Many threads may call run() on one runner. The plain Executor's runs proceed at once: a run's state is its
