@@ -14,6 +14,8 @@ a row meets its goal when ratio <= goal):
     serving scaling   requests/s of 2 and 8 threads on one inline ParallelExecutor of the 7-layer tower (batch 8)
                       over 1 thread, against bare nogil numba threads doing the same arithmetic; ratio = bare
                       scaling / executor scaling, goal <= 1 / 0.8
+    serving layers    serving_layers.py: the request layer by layer (bare numba, the generated function, the
+                      lane, PE.run): GIL-held and total us per request, requests/s at 1, 2 and 8 threads (no goal)
     cold start        the first MLP training step in a fresh interpreter with an empty numba cache (and then a
                       warm one); baseline: the budget (1.5 s, 0.3 s), goal ratio <= 1
   serving     ../shared/bench/serving_vs_ort.py: the tower (batch 8) and the MNIST MLP (batch 1) on one inline
@@ -50,6 +52,7 @@ from typing import Iterable
 import numpy as np
 
 from .runner import ROOT, BenchOptions, Row, bench_group, report_rows
+from .serving_layers import layer_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHAIN_SHORT, CHAIN_LONG = 50, 400
@@ -181,7 +184,9 @@ def bare_tower_call():
                           [np.random.rand(64, 64).astype('float32') for _ in range(5)])
     x = np.random.rand(8, 32).astype('float32')
     forward(x, ws)
-    return lambda: forward(x, ws)
+    call = lambda: forward(x, ws)
+    call.forward, call.args = forward, (x, ws)      # the function and its arguments (serving_layers.py)
+    return call
 
 
 def scaling_rows(opts: BenchOptions) -> Iterable[Row]:
@@ -270,6 +275,7 @@ def compiled_rows(opts: BenchOptions) -> Iterable[Row]:
     yield overhead_row('USE_INLINE_EXECUTOR', INLINE_BUDGET_US, opts)
     yield overhead_row('USE_NORMAL_EXECUTOR', NATIVE_BUDGET_US, opts)
     yield from scaling_rows(opts)
+    yield from layer_rows(opts)
     yield from cold_rows(opts)
 
 

@@ -128,6 +128,18 @@ def test_blocks_start_from_a_collected_heap_unless_turned_off(monkeypatch):
     assert len(collected) == 1 + 3                           # one block, then warm-up, sizing and one round
 
 
+def test_serving_layers_report_each_layers_gil_held_time_and_scaling(monkeypatch):
+    from benchmarks.serving_layers import LAYERS, layer_rows
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')     # the layers are those of a compiled segment
+    monkeypatch.setenv('CPU_NUM', '1')
+    rows = list(layer_rows(tiny_options()))
+    assert [r.name for r in rows] == ['serving layer %s' % name for name in LAYERS]
+    for row in rows:
+        assert_measured(row)
+        assert 0 <= row.subject_value <= row.baseline_value
+        assert set(row.extra['scaling']) == {'x2'} and row.extra['req_s'][1] > 0
+
+
 def test_bare_threads_run_every_kernel_once_per_run():
     import threading
     lock, seen = threading.Lock(), []

@@ -30,6 +30,11 @@ arrays of its own: a parameter `s<local>` after the inputs per sink, `sink_write
 returned in its place, so the caller gets the very array it passed. The gradient all-reduce hands views of a
 bucket's buffer this way. Without sinks the text is what it always was.
 
+Bound arguments (`bound`, executor/bound.py): inputs read from a table of addresses and dimensions instead of
+being arguments: `segment([progress,] table, *other inputs)` starts with `v<local> = carray(address_at(table[i]),
+(table[i + 1], ...), np.<dtype>)` per bound input, then is the same text. A serving lane dispatches one table
+instead of its parameters. Only the layout (dtype, rank, position in the table) is in the text, never an address.
+
 The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
 cache checks only the generated file, so a change in a kernel it calls must change the file's name.
 """
@@ -50,6 +55,8 @@ __all__ = ['Call', 'segment_source', 'tracks_progress', 'segment_key', 'kernel_f
 
 FUNCTION_NAME = 'segment'
 SINK_ALIAS = 'sink_write'
+ADDRESS_ALIAS = 'address_at'
+BOUND_MODULE = 'paddle_exec.executor.bound'      # named, not imported: bound.py imports this module
 
 
 @dataclass
@@ -151,9 +158,22 @@ def _sink_lines(lines: list, outs: list, sinks: frozenset) -> None:
                 lines.append('    %s(s%d, v%d)' % (SINK_ALIAS, s, s))
 
 
-def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=()) -> str:
-    """The module text of one segment: imports, then `segment([progress,] *inputs, *sinks) -> tuple(outputs)`;
-    `sinks` are output locals written into arrays passed after the inputs (see the module docstring)."""
+def _bound_lines(bound) -> list:
+    """`v<local> = carray(...)` per bound input, in table order (see the module docstring)."""
+    lines, at = [], 0
+    for local, dtype, ndim in bound:
+        dims = ', '.join('table[%d]' % (at + 1 + d) for d in range(ndim))
+        # the scalar type's own name (np.bool_ on numpy 1.x, where np.bool is gone; np.float32 ...)
+        lines.append('    v%d = carray(%s(table[%d]), (%s,), np.%s)' % (local, ADDRESS_ALIAS, at, dims,
+                                                                       np.dtype(dtype).type.__name__))
+        at += 1 + ndim
+    return lines
+
+
+def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=(), bound=()) -> str:
+    """The module text of one segment: imports, then `segment([progress,] [table,] *inputs, *sinks) ->
+    tuple(outputs)`; `sinks` are output locals written into arrays passed after the inputs, `bound` (local, dtype,
+    ndim) per input read from `table` instead (see the module docstring)."""
     aliases: dict = {}
     imports = []
     for call in calls:
@@ -167,11 +187,14 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
     if sinks:
         module, name = _import_name(write_into)
         imports.append('from %s import %s as %s' % (module, name, SINK_ALIAS))
+    if bound:
+        imports += ['from numba import carray', 'from %s import address_at as %s' % (BOUND_MODULE, ADDRESS_ALIAS)]
     head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
             'import numpy as np', ''] + imports + ['', '']
     tracked = tracks_progress(calls)
-    params = ', '.join((['progress'] if tracked else []) + ['v%d' % s for s in inputs] + ['s%d' % s for s in sinks])
-    body = ['def %s(%s):' % (FUNCTION_NAME, params)]
+    params = ', '.join((['progress'] if tracked else []) + (['table'] if bound else []) + ['v%d' % s for s in inputs]
+                       + ['s%d' % s for s in sinks])
+    body = ['def %s(%s):' % (FUNCTION_NAME, params)] + _bound_lines(bound)
     for k, call in enumerate(calls):
         args = [_slot_expr(s) for s in call.ins] + [render_constant(a) for a in call.args]
         expr = '%s(%s)' % (aliases[id(call.kernel)], ', '.join(args))

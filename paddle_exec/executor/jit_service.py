@@ -70,6 +70,7 @@ class SegmentCode:
     def __init__(self, key: str, source: str, folder: str):
         self.key = key
         self.source = source
+        self.folder = folder            # the cache folder asked for (variants of the segment go there too)
         self.path = os.path.join(usable_folder(folder), 'seg_%s.py' % key)
         self.runtime = None
         self._compiler = None

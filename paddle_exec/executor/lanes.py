@@ -22,9 +22,13 @@ recipe fixes. It does, in order:
   3. the run. A plan that is one compiled segment (the serving tower and MLP, fit-a-line's training step) under a
      policy that runs one node as a plain call is the *direct* lane: the segment's arguments straight from the feed
      and the bound holders, its generated function called, its results written to the holders and fetched, no
-     values list at all. Whenever the segment is not on its compiled tier, and after a failure, the lane falls
-     back to the segment's own handling on a values list (segment_node.py: the tiers, the op named); any other
-     plan runs as the recipe runs it (`RunRecipe.run`).
+     values list at all. A direct lane that writes no holder and whose segment returns only fresh arrays hands
+     its scope inputs over as one table (bound.py): while the holder tick (framework/scope.py) reads as when the
+     table was made, the request dispatches the table and the feed, not every parameter; a moved tick rebinds
+     first, and a state without bound code (compiling, or arrays a table cannot describe) takes the usual call.
+     Whenever the segment is not on its compiled tier, and after a failure, the lane falls back to the segment's
+     own handling on a values list (segment_node.py: the tiers, the op named); any other plan runs as the recipe
+     runs it (`RunRecipe.run`).
 
 What a lane keeps is what the recipe keeps (the plan, the slots, the holders through `recipe.bound`); it holds no
 reference to the runner (a runner must stay collectable: its BLAS lease ends then). JAX's C++ jit dispatch does
@@ -35,7 +39,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.fetched_array import fetched_view
+from ..framework.scope import HOLDER_TICK
 from . import feed as feeding
+from .bound import Binder, returns_fresh
 from .instrument import INSTRUMENTS
 from .policies.base import MATH_THREADS, op_failure
 from .segment_node import PROGRESS_LOCAL, SegmentNode, thread_progress
@@ -89,7 +95,7 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
     bound = recipe.bound
     direct = _direct_plan(recipe, policy)
     source = _lane_source(len(sig), len(names), direct, drops is not None, bool(recipe.scope_outputs),
-                          scope is not None)
+                          scope is not None, _binds(direct))
     maker = _MAKERS.get(source)
     if maker is None:
         env: dict = {}
@@ -99,7 +105,8 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         maker = _MAKERS[source] = env['make']
     consts = dict(
         V=version, NAMES=list(names), SC=bound[0], E=bound[1], B=bound, recipe=recipe, policy=policy,
-        drops=drops, lock=run_lock, math=MATH_THREADS, instruments=INSTRUMENTS, ndarray=_ndarray,
+        drops=None if drops is None else drops.ticks.__next__,     # a run's count: one C call (runner.py)
+        lock=run_lock, math=MATH_THREADS, instruments=INSTRUMENTS, ndarray=_ndarray,
         fetch_names=feeding.fetch_names, fetched_view=fetched_view, as_fetch_result=feeding.as_fetch_result,
         raise_missing=feeding.raise_missing, after_failure=_after_failure, progress_of=thread_progress,
         local=PROGRESS_LOCAL)
@@ -107,6 +114,9 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         consts['N%d' % i], consts['S%d' % i], consts['D%d' % i] = name, shape, dtype
     if names and len(names) == 1:
         consts['F0'] = names[0]
+    binder = _binder(direct, bound, recipe)
+    if binder is not None:
+        consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind)
     if direct is not None:
         segment = direct[0]
         consts.update(segment=segment, node=recipe.plan.nodes[0])
@@ -114,13 +124,35 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
             consts['T%d' % j], consts['TN%d' % j], consts['TO%d' % j] = tensor, name, op
         for j, (_, tensor) in enumerate(bound[3]):
             consts['W%d' % j] = tensor
-    return maker(**consts)
+    lane = maker(**consts)
+    lane.binder = binder        # its bound state (bound.py), or None: for tests and benchmarks
+    return lane
 
 
 _MAKERS: dict = {}      # lane source -> its make(**consts): one compile per shape of lane
 
 
-def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool) -> str:
+def _binds(direct) -> bool:
+    """Whether a direct lane hands its scope inputs to the segment as a table (bound.py): it has some, writes no
+    holder (a write-back replaces an array: a new tick every run), and the segment returns only fresh arrays."""
+    if direct is None:
+        return False
+    segment, _, _, writes, n_scope = direct
+    return n_scope > 0 and all(k < 0 for k in writes) and returns_fresh(segment)
+
+
+def _binder(direct, bound, recipe):
+    """The Binder of a lane that binds (`_binds`): the segment's arguments read from the scope and their holders."""
+    if not _binds(direct):
+        return None
+    segment, pool, n_feed = direct[0], direct[1], len(recipe.feed_slots)
+    positions = tuple(a for a, p in enumerate(pool) if p >= n_feed)
+    tensors = tuple(bound[2][pool[a] - n_feed][1] for a in positions)
+    return Binder(segment, positions, tensors)
+
+
+def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool,
+                 binds: bool = False) -> str:
     """The text of `make(**consts) -> lane`: the checks and the run written out for one shape of recipe (how many
     feeds and fetches; direct or not; data parallel or not), every name, shape, dtype, holder and slot a constant of
     the closure. Reading it is the quickest way to see what a lane does."""
@@ -153,7 +185,7 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
     else:
         lines += ['        if scope is not SC or SC.erasures != E:', '            return None']
     if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter)
-        lines += ['        drops.count()']
+        lines += ['        drops()']
     indent = '        '
     if writes_scope and counts:
         lines += ['        with lock:']
@@ -166,6 +198,9 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         params += ['segment', 'node']
         params += ['%s%d' % (c, j) for j in range(n_scope) for c in ('T', 'TN', 'TO')]
         params += ['W%d' % j for j in range(len(writes))]
+        if binds:
+            params += ['BS', 'HT', 'rebind']
+            body += _bound_body(n_feed, pool, fetches, segment.tracked)
         body += ['fn = segment.compiled',
                  'if fn is None:            # a slower tier this run (segment_node.py): the recipe runs it',
                  '    return recipe.run(policy, feed, scope, return_numpy)']
@@ -184,23 +219,57 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         for j, k in enumerate(writes):
             if k >= 0:
                 body += ['W%d.value = res[%d]' % (j, k)]
-        outs = []
-        for m, (is_res, k, copy) in enumerate(fetches):
-            value = ('res[%d]' % k) if is_res else ('args[%d]' % k)
-            body += ['r%d = %s' % (m, value)]
-            if copy:
-                body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
-            else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
-                body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
-                         '        and not isinstance(r%d.base, ndarray)):' % m,
-                         '    r%d = fetched_view(r%d)' % (m, m),
-                         'else:',
-                         '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
-            outs.append('r%d' % m)
-        body += ['return [%s]' % ', '.join(outs)]
+        body += _fetch_lines(fetches, lambda k: 'args[%d]' % k)
     lines += [indent + line for line in body]
     head = ['def make(%s):' % ', '.join(params)]
     return '\n'.join(head + lines + ['    return lane', ''])
+
+
+def _fetch_lines(fetches, arg_expr, fresh: bool = False) -> list:
+    """The fetched results from `res` (the segment's values) and the arguments (`arg_expr(k)`), and the return.
+    `fresh`: every value in `res` is an array the segment allocated (bound.returns_fresh), so a fetch of one that
+    needs no copy is its FetchedArray view without the checks."""
+    body, outs = [], []
+    for m, (is_res, k, copy) in enumerate(fetches):
+        body += ['r%d = %s' % (m, ('res[%d]' % k) if is_res else arg_expr(k))]
+        if fresh and is_res and not copy:
+            body += ['r%d = fetched_view(r%d) if return_numpy else as_fetch_result(r%d, False, False)' % (m, m, m)]
+        elif copy:
+            body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
+        else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
+            body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
+                     '        and not isinstance(r%d.base, ndarray)):' % m,
+                     '    r%d = fetched_view(r%d)' % (m, m),
+                     'else:',
+                     '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
+        outs.append('r%d' % m)
+    return body + ['return [%s]' % ', '.join(outs)]
+
+
+def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool) -> list:
+    """The bound call (bound.py): the holders' tick compared, the segment's bound code called with the table and
+    the fed arrays; the usual direct path follows it for a state without code (fn None)."""
+    fed = ''.join('f%d, ' % i for i in range(n_feed))
+    # argument a of the segment: a fed array, or the bound array of the state tuple
+    arg = ['f%d' % p if p < n_feed else 'b[3][%d]' % sum(1 for q in pool[:a] if q >= n_feed)
+           for a, p in enumerate(pool)]
+    body = ['b = BS[0]',
+            'if b[0] != HT[0]:         # a holder replaced since the table was made (or none made yet)',
+            '    b = rebind((%s))' % fed,
+            'if b[1] is not None:']
+    call = 'b[1](%sb[2], %s)' % ('progress, ' if tracked else '', fed)
+    if tracked:
+        body += ['    try:', '        progress = local.progress', '    except AttributeError:',
+                 '        progress = progress_of()']
+    else:
+        body += ['    progress = None']
+    body += ['    try:',
+             '        res = %s' % call,
+             '    except Exception as exc:',
+             '        args = (%s)' % ''.join(x + ', ' for x in arg),
+             '        return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)' % fed]
+    body += ['    ' + line for line in _fetch_lines(fetches, lambda k: arg[k], fresh=True)]
+    return body
 
 
 def _after_failure(recipe, segment, node, args: tuple, fed: list, bound: tuple, progress, exc: Exception,

@@ -24,8 +24,9 @@ State across runs (owned by the runner, made once):
     policy            made at the first run from config (policies/registry.py); its threads live until close()
     plans             the PlanCache
     stages            program id -> StageRuntime (stage.py) of a staged program's current version
-    runs              how many runs have started (data parallel: the drop-scope counter, reset by dropping)
-    local_exec_scopes Paddle's local execution scopes (data parallel: one kid scope per place, made at counter 0)
+    runs              how many runs were counted (data parallel: the drop-scope counter, reset by dropping)
+    local_exec_scopes Paddle's local execution scopes (data parallel: one kid scope per place per period, made when
+                      first read; DropScopeCounter works both out from its ticks)
     place_indices     per place, the PlaceIndex the place-aware reader ops and `unstage` read from its scope
 
 Threads. Many threads may call run() on one runner. The plain Executor's runs proceed at once: a run's state is its
@@ -88,46 +89,53 @@ def _run_counter(runner_ref):
 class DropScopeCounter:
     """Paddle's drop-scope counting of a data-parallel runner: the local execution scopes are made at count 0 and
     dropped every `every` runs (never when `every` < 1). Its own object (not the runner's fields) so a lane
-    (lanes.py) can count without holding the runner. No lock: each run takes a tick of an itertools.count (one
-    `next`, atomic under the GIL), so concurrent serving threads each count once; `runs` (what
-    need_create_local_exe_scopes reads) is written from the tick."""
-    __slots__ = ('runs', 'local_exec_scopes', 'scopes', 'every', 'ticks')
+    (lanes.py) can count without holding the runner. A run counts by taking one tick of an itertools.count (`count`,
+    or the lane's bound `ticks.__next__`: atomic under the GIL, no lock, so concurrent serving threads each count
+    once); what Paddle lets a user see of the count is worked out from the ticks when read: `runs` (what
+    need_create_local_exe_scopes reads) and `local_exec_scopes` (one list of kid scopes per period, made at its
+    first read; none after a drop at the period's end). `drop` moves the count's origin, never the count."""
+    __slots__ = ('scopes', 'every', 'ticks', '_origin', '_period', '_local')
 
     def __init__(self, scopes: list, every: int):
-        self.runs = 0
-        self.local_exec_scopes: list[Scope] = []
         self.scopes = scopes
         self.every = every
         self.ticks = itertools.count()
+        self._origin = 0            # the tick at the last drop
+        self._period = None         # the period `_local` was made for
+        self._local: list[Scope] = []
+
+    def counted(self) -> int:
+        """Runs counted since the last drop (itertools.count shows its next value only in its repr)."""
+        return int(repr(self.ticks)[6:-1]) - self._origin
+
+    @property
+    def runs(self) -> int:
+        n = self.counted()
+        return n if self.every < 1 else n % self.every
+
+    @property
+    def local_exec_scopes(self) -> list:
+        n, every = self.counted(), self.every
+        if n == 0 or every == 1 or (every > 1 and n % every == 0):
+            return []                   # none made yet, or dropped at the end of the last run's period
+        period = 0 if every < 1 else (n - 1) // every
+        if self._period != period:
+            self._local, self._period = [Scope(parent=s) for s in self.scopes], period
+        return self._local
 
     def start(self) -> None:
-        """Before a run: the local scopes, at count 0."""
-        if self.runs == 0:
-            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+        """Before a run: nothing to do (the scopes of a period are made when read)."""
 
-    def finish(self) -> int:
-        """After a run (failed ones too): counted, and the local scopes dropped every `every` runs. Returns the
-        run's place in the period (0 for its first run)."""
-        t = next(self.ticks)
-        every = self.every
-        if every < 1:
-            self.runs = t + 1
-            return t
-        k = t % every
-        if k + 1 == every:
-            self.local_exec_scopes = []
-        self.runs = (k + 1) % every
-        return k
+    def finish(self) -> None:
+        """After a run (failed ones too): counted."""
+        next(self.ticks)
 
-    def count(self) -> None:
-        """A whole run's counting at once (a run by recipe or lane)."""
-        if self.finish() == 0 and self.every != 1:        # made at count 0, unless dropped at once
-            self.local_exec_scopes = [Scope(parent=s) for s in self.scopes]
+    count = finish                  # a whole run's counting at once (a run by recipe or lane)
 
     def drop(self) -> None:
-        self.ticks = itertools.count()
-        self.runs = 0
-        self.local_exec_scopes = []
+        self._origin = int(repr(self.ticks)[6:-1])
+        self._period = None
+        self._local = []
 
 
 class Runner:

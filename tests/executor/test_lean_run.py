@@ -321,3 +321,35 @@ def test_runs_alternating_between_batch_sizes_switch_lanes_without_making_them_a
         np.testing.assert_allclose(run({'x': x})[0], expected(scope, x), rtol=1e-6)
         seen.append(runner().lanes[main._id])
     assert len({id(lane) for lane in seen}) == 2
+
+
+@pytest.mark.parametrize('every', [0, 1, 3])
+def test_the_drop_scope_counter_shows_paddles_count_and_scopes_worked_out_from_its_ticks(every):
+    """A lane counts a run with one C call (the counter's tick); what a user reads is worked out from the ticks: the
+    same as counting eagerly (Paddle's ParallelExecutor: the local scopes made at count 0, dropped every `every`)."""
+    from paddle_exec.executor.runner import DropScopeCounter
+    from paddle_exec.framework.scope import Scope
+    parents = [Scope(), Scope()]
+    counter = DropScopeCounter(parents, every)
+    runs, made = 0, False                   # the eager model
+    lists = {}                              # period -> the ids of the scope lists read in it
+    for n in range(1, 9):
+        counter.ticks.__next__()            # what a lane does
+        runs += 1
+        if every >= 1:
+            period_end = runs % every == 0
+            made = not period_end
+            runs %= every
+        else:
+            made = True
+        assert counter.runs == runs
+        scopes = counter.local_exec_scopes
+        assert (scopes != []) == made
+        if made:
+            assert [s.parent for s in scopes] == parents
+            lists.setdefault(0 if every < 1 else (n - 1) // every, set()).add(id(scopes))
+    assert all(len(ids) == 1 for ids in lists.values())     # one list per period, however often read
+    counter.drop()
+    assert counter.runs == 0 and counter.local_exec_scopes == []
+    counter.count()
+    assert counter.runs == (1 if every < 1 else 1 % every)
