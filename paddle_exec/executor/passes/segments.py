@@ -48,7 +48,7 @@ from ..codegen import Call, segment_key, segment_source
 from ..jit_service import segment_code
 from ..plan import make_step, spec_slots
 from ..segment_node import Segment, SegmentNode
-from .segment_split import heavy, product_levels, split_products
+from .segment_split import heavy, product_levels, row_split_products, split_products
 
 __all__ = ['compile_segments', 'MAX_SEGMENT_OPS', 'MIN_SEGMENT_OPS']
 
@@ -351,6 +351,7 @@ def compile_segments(plan, options, context) -> None:
         # does not pay, the step runs as it did before the split (plan.in_order_nodes; segment_split.py)
         _segment(plan, nodes, seg_ops, deps, options, True, keep_split=False)
         plan.in_order_nodes = plan.nodes
+        split_ops = row_split_products(split_nodes, split_ops)
     _segment(plan, split_nodes, split_ops, split_deps, options, True, halves)
 
 
