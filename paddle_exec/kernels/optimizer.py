@@ -32,8 +32,9 @@ import math
 
 import numpy as np
 
+from . import intra_op
 from .jit import kernel_jit
-from .optimizer_rows import adam_rows
+from .optimizer_rows import adam_row_range, adam_rows, merge_table_rows
 
 __all__ = [
     'sgd', 'sgd_sparse', 'momentum', 'momentum_sparse', 'adam', 'adam_sparse', 'adamw', 'adamw_sparse',
@@ -275,8 +276,21 @@ def adam_sparse(param, rows, values, moment1, moment2, lr, beta1_pow, beta2_pow,
     lr_t, b1, b2, c1, c2, eps = _adam_scalars(dt, lr, beta1_pow, beta2_pow, beta1, beta2, epsilon, scaled_epsilon)
     m1 = _same(moment1, param, 'moment1').reshape(p2.shape)
     m2 = _same(moment2, param, 'moment2').reshape(p2.shape)
-    adam_rows(p2, m1, m2, rows, values, lr_t, b1, b2, c1, c2, eps, bool(lazy_mode))
+    _adam_rows(p2, m1, m2, rows, values, (lr_t, b1, b2, c1, c2, eps, bool(lazy_mode)))
     return param, moment1, moment2, beta1_pow, beta2_pow
+
+
+def _adam_rows(p2, m1, m2, rows, values, scalars) -> None:
+    """adam_rows; a large table's update (not lazy: every row) as two row ranges on two threads when this thread
+    has a fork (kernels/intra_op.py), the merge first: the same bits."""
+    height = p2.shape[0]
+    h = intra_op.split_point(height) if p2.size >= intra_op.MIN_UPDATE and not scalars[-1] else 0
+    if not h or intra_op.current_fork() is None:
+        adam_rows(p2, m1, m2, rows, values, *scalars)
+        return
+    pos, merged = merge_table_rows(rows, values, height)
+    intra_op.both(lambda: adam_row_range(p2, m1, m2, pos, merged, 0, h, *scalars),
+                  lambda: adam_row_range(p2, m1, m2, pos, merged, h, height, *scalars))
 
 
 def adamw(param, grad, moment1, moment2, lr, beta1_pow, beta2_pow, beta1=0.9, beta2=0.999, epsilon=1e-8,

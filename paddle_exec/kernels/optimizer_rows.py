@@ -15,6 +15,9 @@ dtype. Paddle 1.8.5's CPU kernel (adam_op.h, SparseAdamFunctor) in two steps:
    `lr_t * mom1 / (sqrt(mom2) + eps)`.
 
 A row outside `[0, height)` raises IndexError before anything is written.
+
+`merge_table_rows` and `adam_row_range` are the two steps apart: kernels/optimizer.py runs the update of a large table
+as two row ranges on two threads in parallel runs (kernels/intra_op.py), with the same bits.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ import numpy as np
 
 from .jit import kernel_jit
 
-__all__ = ['adam_rows']
+__all__ = ['adam_rows', 'adam_row_range', 'merge_table_rows']
 
 # float division without a zero check (x / 0 is inf or nan, as in Paddle's C++): the row loops vectorize
 _jit = kernel_jit(error_model='numpy')
@@ -53,10 +56,25 @@ def _merge(rows, values, height):
 
 @_jit
 def adam_rows(p2, m1, m2, rows, values, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps, lazy):
-    # the loops are written out here: the same loops as helper functions taking row slices ran 10x slower
-    height, width = p2.shape
-    pos, merged = _merge(rows, values, height)
-    for r in range(height):         # rows in memory order: a random order of rows ran 3x slower
+    pos, merged = _merge(rows, values, p2.shape[0])
+    adam_row_range(p2, m1, m2, pos, merged, 0, p2.shape[0], lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps,
+                   lazy)
+
+
+@_jit
+def merge_table_rows(rows, values, height):
+    """Step 1 alone: (position of each table row in the merged block or -1, the merged block)."""
+    return _merge(rows, values, height)
+
+
+@_jit
+def adam_row_range(p2, m1, m2, pos, merged, start, stop, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps, lazy):
+    """Step 2 on the table rows [start, stop): the same arithmetic per element whatever the range, so two ranges
+    on two threads give the bits of one whole pass (kernels/intra_op.py)."""
+    # the loops are written out here, over whole arrays and a row range: the same loops as helper functions
+    # taking row slices ran 10x slower
+    width = p2.shape[1]
+    for r in range(start, stop):    # rows in memory order: a random order of rows ran 3x slower
         j = pos[r]
         if j >= 0:
             for k in range(width):

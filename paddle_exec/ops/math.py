@@ -3,7 +3,8 @@ comparison and logical ops, scale, sign, increment, mean and sum.
 
 Numerics: the elementwise, comparison, scale, sign, mean and sum kernels are the numba kernels of
 kernels/elementwise.py, kernels/activation.py and kernels/reduce.py; the matrix products (mul, matmul,
-matmul_v2) go through numpy's BLAS, which releases the GIL.
+matmul_v2) go through numpy's BLAS, which releases the GIL. In a parallel run a large 2-D `mul` computes its row
+halves on two of the pool's threads (kernels/intra_op.py: the same bits).
 
 Grad ops read what Paddle's read: `elementwise_add_grad(X, Y, Out@GRAD)` (sub, mul, max, min, pow alike),
 `elementwise_div_grad(X, Y, Out, Out@GRAD)`, `matmul_grad(X, Y, Out@GRAD)`. Some gradients are other ops, as
@@ -27,6 +28,7 @@ from ..framework.registry import GradSpec, defop, grad_rule, kernel_rule, segmen
 from ..framework.scope import SelectedRows
 from ..framework.variable import EMPTY_VAR_NAME
 from ..kernels import elementwise as KE
+from ..kernels import intra_op
 from ..kernels import reduce as KR
 from ..kernels import unary as KU
 from ..kernels.segment import activation as SA
@@ -72,7 +74,7 @@ def _mul_kernel(spec):
 
     def run(x, y):
         if matrices and x.ndim == 2 and y.ndim == 2:      # the common fc case: nothing to flatten or restore
-            return (x @ y,)
+            return (intra_op.matmul_rows(x, y),)              # x @ y; row halves on two threads in parallel runs
         out = _flat2(x, xd) @ _flat2(y, yd)
         return (out.reshape(x.shape[:xd] + y.shape[yd:]),)
     return run

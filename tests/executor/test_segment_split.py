@@ -194,3 +194,71 @@ def test_in_order_runs_of_a_split_plan_run_the_unsplit_segments(monkeypatch):
         np.testing.assert_array_equal(a, b)
     for name in plain_params:
         np.testing.assert_array_equal(plain_params[name], params[name], err_msg=name)
+
+
+# --- intra-op splits in split plans (row_split_products, kernels/intra_op.py) -------------------------------------
+
+def sparse_tower(vocab=20000, fields=8, dim=16, width=160):
+    """ids[fields] -> sparse embedding [vocab, dim] -> fc(width, relu) x 2 -> fc(1) -> sigmoid loss, Adam: DeepFM's
+    shape at a small size."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 9
+    with fluid.program_guard(main, startup), unique_name.guard():
+        layers = fluid.layers
+        ids = layers.data(name='ids', shape=[fields], dtype='int64')
+        label = layers.data(name='label', shape=[1], dtype='float32')
+        emb = layers.embedding(layers.reshape(ids, [-1, fields, 1]), size=[vocab, dim], is_sparse=True)
+        h = layers.reshape(emb, [-1, fields * dim])
+        for _ in range(2):
+            h = layers.fc(h, width, act='relu')
+        loss = layers.mean(layers.sigmoid_cross_entropy_with_logits(layers.fc(h, 1), label))
+        fluid.optimizer.Adam(0.01).minimize(loss)
+    return main, startup, loss
+
+
+def sparse_feeds(n, batch=64, vocab=20000, fields=8):
+    rng = np.random.RandomState(4)
+    return [{'ids': rng.randint(0, vocab, (batch, fields)).astype('int64'),
+             'label': rng.randint(0, 2, (batch, 1)).astype('float32')} for _ in range(n)]
+
+
+def test_forward_products_and_the_sparse_adam_split_over_the_pool_keep_the_plain_executors_bits(monkeypatch,
+                                                                                                always_parallel):
+    from paddle_exec.executor.passes import segment_split
+    from paddle_exec.kernels import intra_op
+    monkeypatch.setattr(segment_split, 'ROW_SPLIT_WEIGHT', 1024)     # 128 x 160 and 160 x 160 weights
+    monkeypatch.setattr(intra_op, 'MIN_PRODUCT', 0)
+    monkeypatch.setattr(intra_op, '_same_bits', {})
+    forks = []
+    both = intra_op.both
+    monkeypatch.setattr(intra_op, 'both', lambda a, b: (forks.append(intra_op.current_fork() is not None),
+                                                         both(a, b))[1])
+    main, startup, loss = sparse_tower()
+    assert 20000 * 16 >= intra_op.MIN_UPDATE
+
+    def train_with(policy, mode, steps=5):
+        scope = fluid.Scope()
+        monkeypatch.setenv('PADDLE_EXEC_COMPILE', '0')
+        fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
+        monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
+        es = None
+        if policy is not None:
+            es = fluid.ExecutionStrategy()
+            es.executor_policy = policy
+        exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=es)
+        losses = [exe.run(main, feed=f, fetch_list=[loss], scope=scope)[0] for f in sparse_feeds(steps)]
+        params = {p.name: np.array(scope.find_var(p.name).get_tensor()) for p in main.global_block().all_parameters()}
+        plan = exe.runner.plans.plans()[-1]
+        exe.close()
+        return losses, params, plan
+    plain_losses, plain_params, _ = train_with(None, '0')
+    assert not forks
+    losses, params, plan = train_with(ExecutorPolicy.USE_NORMAL_EXECUTOR, 'sync')
+    # the two hidden layers' forward products are ordinary nodes (their kernel splits), the rest stays segments
+    assert labels(plan).count('mul') == 2, labels(plan)
+    # every run after the measuring one split both products and the table's update (3 forks a run)
+    assert len(forks) >= 3 * 4 and all(forks)
+    for a, b in zip(plain_losses, losses):
+        np.testing.assert_array_equal(a, b)
+    for name in plain_params:
+        np.testing.assert_array_equal(plain_params[name], params[name], err_msg=name)

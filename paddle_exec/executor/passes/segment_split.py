@@ -1,11 +1,12 @@
 """Work the parallel policies can overlap inside one segment group: product gradients split, groups cut by levels.
 
-    nodes, seg_ops, deps = split_products(nodes, seg_ops)      # before grouping (segments.py, split_branches only)
+    nodes, seg_ops, deps, halves = split_products(nodes, seg_ops, deps, segment_op_of)   # before grouping
+    seg_ops = row_split_products(nodes, seg_ops)               # (segments.py, split_branches only)
     parts = product_levels(part, heavy, deps)                  # per group part, after the connected components
 
 A training step's group is one connected component (everything meets at the loss), so splitting a group into its
 components leaves it whole, and one segment runs every product of the step on one thread. Paddle's
-ParallelExecutor overlaps independent ops on its pool; these two rewrites give the threaded policy the same freedom
+ParallelExecutor overlaps independent ops on its pool; these rewrites give the threaded policy the same freedom
 where the time is, the matrix products:
 
 1. `split_products`: a heavy `mul_grad` (see `heavy`) whose dX and dW are both wanted becomes two nodes, one per
@@ -24,13 +25,20 @@ where the time is, the matrix products:
    (pre -> own parts -> post). Runs of consecutive levels with at most one heavy node stay together: they are a
    chain of products with light work beside it, which one thread runs best.
 
+3. `row_split_products`: in a split plan, a forward `mul` of a 2-D X and a weight of at least ROW_SPLIT_WEIGHT
+   elements is left out of the segments: as an ordinary node its kernel (ops/math.py) splits the product into
+   row halves that two of the pool's threads compute at once in parallel runs (kernels/intra_op.py: same bits,
+   decided per run by the product's size). The forward is a chain, so without this it runs on one thread while
+   the other core waits; the elementwise ops between the products stay segments.
+
 When a plan was split, segments.py also keeps the segments it would have made without the split
 (`plan.in_order_nodes`): the threaded policy's in-order runs use them, so its probe weighs the split step on the
 pool against the step as one function, and keeps the latter where overlap does not pay (small products, a second
 core busy with other work).
 
-For DeepFM's tower (429 -> 400 -> 400 -> 400 -> 1, batch 512), the forward and the backward down to the last
-layer's bias gradient stay one segment, then each layer's dX (with the relu and bias gradients after it) and dW
+For DeepFM's tower (429 -> 400 -> 400 -> 400 -> 1, batch 512), the forward is three `mul` nodes (each on two
+threads) with the segments between them, the last of which holds the rest of the forward and the backward down to
+the last layer's bias gradient; then each layer's dX (with the relu and bias gradients after it) and dW
 are two segments the pool runs at once, and the dense update of the layer's weight, which waits for both (the
 update writes the weight dX reads), a third.
 """
@@ -39,31 +47,40 @@ from __future__ import annotations
 from ...framework import registry
 from ..plan import PlanNode, make_step, spec_slots, with_lod
 
-__all__ = ['HEAVY_PRODUCT', 'SPLIT_GRADS', 'heavy', 'split_products', 'product_levels']
+__all__ = ['HEAVY_PRODUCT', 'ROW_SPLIT_WEIGHT', 'SPLIT_GRADS', 'heavy', 'split_products', 'product_levels',
+           'row_split_products']
 
 # a product whose weight has at least this many elements is worth a node of its own (a hand-off costs ~50 us;
 # 128 x 128 float32 at batch 64 takes about as long)
 HEAVY_PRODUCT = 16384
 # op type -> (its segment rule's kernel's gradient outputs computed by separate products)
 SPLIT_GRADS = {'mul_grad': ('X@GRAD', 'Y@GRAD')}
+# a forward mul whose weight has at least this many elements is left out of the segments of a split plan, so that
+# its kernel can compute its row halves on two threads (kernels/intra_op.py decides at run time, by the batch)
+ROW_SPLIT_WEIGHT = 65536
 _PRODUCTS = ('mul', 'mul_grad')
 
 
 def heavy(node) -> bool:
     """A matrix product (mul, mul_grad) whose weight `Y` is declared with at least HEAVY_PRODUCT elements."""
+    return _weight_size(node) >= HEAVY_PRODUCT
+
+
+def _weight_size(node) -> int:
+    """The declared element count of a product's (mul, mul_grad) weight `Y`; 0 for other nodes or unknown shapes."""
     op = node.op
     if op is None or op.type not in _PRODUCTS:
-        return False
+        return 0
     names = op.inputs.get('Y') or []
     var = op.block._find_var_recursive(names[0]) if names else None
     if var is None or not var.has_shape():
-        return False
+        return 0
     n = 1
     for d in var.shape:
         if d < 0:
-            return False
+            return 0
         n *= d
-    return n >= HEAVY_PRODUCT
+    return n
 
 
 class _HalfSpec(registry.KernelSpec):
@@ -116,6 +133,28 @@ def _halves(node, segment_op_of):
             return None
         made.append((half, half_op))
     return made
+
+
+def row_split_products(nodes: list, seg_ops: list) -> list:
+    """`seg_ops` with every heavy 2-D forward `mul` left out of the segments (None): as an ordinary node its kernel
+    computes the product's row halves on two of the pool's threads in parallel runs (see the module docstring)."""
+    out = list(seg_ops)
+    for i, nd in enumerate(nodes):
+        if out[i] is not None and nd.op.type == 'mul' and _weight_size(nd) >= ROW_SPLIT_WEIGHT and _matrices(nd.op):
+            out[i] = None
+    return out
+
+
+def _matrices(op) -> bool:
+    """A mul of a 2-D X and a 2-D Y, nothing flattened."""
+    if op.attrs.get('x_num_col_dims', 1) != 1 or op.attrs.get('y_num_col_dims', 1) != 1:
+        return False
+    for slot in ('X', 'Y'):
+        names = op.inputs.get(slot) or []
+        var = op.block._find_var_recursive(names[0]) if names else None
+        if var is None or not var.has_shape() or len(var.shape) != 2:
+            return False
+    return True
 
 
 def split_products(nodes: list, seg_ops: list, deps: list, segment_op_of):

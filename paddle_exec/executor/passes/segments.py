@@ -19,7 +19,8 @@
    MAX_SEGMENT_OPS ops (bounded compile time; equal pieces share one compiled function). Groups of one op stay
    ordinary nodes. A step's forward and backward are one component, so the parallel policies also get
    segment_split.py's rewrites: a heavy mul_grad becomes a dX node and a dW node (before grouping), and each part is
-   cut at its levels of independent products (after the components); a split half runs in a segment even alone.
+   cut at its levels of independent products (after the components); a split half runs in a segment even alone;
+   a large forward `mul` stays out of the segments, so its kernel can split its rows over the pool.
    The segments made without the split are kept as `plan.in_order_nodes` for the policy's in-order runs.
 4. Each group's interface: inputs are the slots its ops read before any of them writes them (feeds, scope values,
    other nodes' outputs); outputs are the slots it writes that a later node reads, or that are fetched or written
@@ -48,7 +49,7 @@ from ..codegen import Call, segment_key, segment_source
 from ..jit_service import segment_code
 from ..plan import make_step, spec_slots
 from ..segment_node import Segment, SegmentNode
-from .segment_split import heavy, product_levels, split_products
+from .segment_split import heavy, product_levels, row_split_products, split_products
 
 __all__ = ['compile_segments', 'MAX_SEGMENT_OPS', 'MIN_SEGMENT_OPS']
 
@@ -351,6 +352,7 @@ def compile_segments(plan, options, context) -> None:
         # does not pay, the step runs as it did before the split (plan.in_order_nodes; segment_split.py)
         _segment(plan, nodes, seg_ops, deps, options, True, keep_split=False)
         plan.in_order_nodes = plan.nodes
+        split_ops = row_split_products(split_nodes, split_ops)
     _segment(plan, split_nodes, split_ops, split_deps, options, True, halves)
 
 

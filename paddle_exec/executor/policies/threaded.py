@@ -33,14 +33,23 @@ in-order run (the plan's first run, the in-order runs of each probe). A parallel
 there an op also waits for the GIL and shares the cores, and inflated costs would hand off ever cheaper ops.
 
 Ready-queue rule, applied whenever the caller is free:
-    1. look at the newly ready nodes in order: a node whose measured cost is at least `handoff_cost` is handed
-       off if the caller has another node to run meanwhile (in `mine` or still in `ready`); every other node goes
-       to `mine`. A lone ready node is never handed off, so a chain of ops runs on the caller's thread with no
-       hand-off at all;
+    1. with nothing in `mine` and several nodes ready, the caller keeps the ready node of highest critical rank
+       (its cost plus the costliest path of measured costs after it; `_ModeChoice.critical_ranks`): the chain
+       that decides the step's length (a backward pass's dX chain) then runs on the caller's thread and releases
+       its successors with no report in between. Then look at the newly ready nodes in order: a node whose
+       measured cost is at least `handoff_cost` is handed off if the caller has another node to run meanwhile
+       (in `mine` or still in `ready`); every other node goes to `mine`. A lone ready node is never handed off,
+       so a chain of ops runs on the caller's thread with no hand-off at all;
     2. run the first node of `mine`, release its successors, and take any reports that have arrived;
     3. nothing to run: steal back the oldest handed-off task no worker has started, or else wait for a report.
 A node's cost is 0 until it has run once, so the first run of a plan is sequential and measures every node
 (numba compiles there, too); later runs hand off what is worth handing off.
+
+Intra-op splits. During a parallel run every thread that runs its nodes has a fork (kernels/intra_op.py;
+`make_fork`): a kernel may queue half of its work for the pool and run the other half itself; its join takes the
+half back and runs it when no worker has started it, so a fork never waits for a busy pool. A large 2-D `mul`
+(its row halves) and a large table's sparse Adam (two row ranges) split this way, with the bits of the whole op.
+In-order runs set no fork: there every kernel runs whole.
 
 Sequential or parallel. Whether overlapping ops pays depends on the graph and the machine: a wide graph of
 nogil kernels runs close to num_threads times faster, but a chain with a few side branches (an MLP on one place)
@@ -79,11 +88,13 @@ import time
 import weakref
 from collections import deque
 
+from ...kernels import intra_op
 from ...kernels.blas import BLAS_THREADS
 from .base import MATH_THREADS, math_threads, op_failure, run_in_order
 from .pool import STOP, WorkerPool
 
 _STOP = STOP             # the queue item that tells a worker to exit
+RANK_RUNS = 16           # runs between two computations of a plan's critical ranks (_ModeChoice.critical_ranks)
 
 
 def _usable_cores() -> int:
@@ -108,7 +119,40 @@ def _run_payload(payload) -> None:
         done.put((index, time.perf_counter() - start, None))
 
 
+def _run_half(payload) -> None:
+    """Runs one half of a forked kernel (kernels/intra_op.py) and reports to the forking thread."""
+    fn, done = payload
+    try:
+        fn()
+    except BaseException as exc:  # noqa: BLE001 - the forking thread re-raises it
+        done.put(exc)
+    else:
+        done.put(None)
+
+
+def make_fork(tasks: queue.SimpleQueue):
+    """The fork (kernels/intra_op.py) of the threads that run this pool's nodes: `fork(fn)` queues fn, `join()`
+    takes it back and runs it here when no worker has started it, else waits for it."""
+    def fork(fn):
+        done: queue.SimpleQueue = queue.SimpleQueue()
+        task = [(fn, done)]
+        tasks.put(task)
+
+        def join():
+            try:
+                task.pop()
+            except IndexError:                 # a worker runs it: wait for its report
+                exc = done.get()
+                if exc is not None:
+                    raise exc
+            else:
+                fn()
+        return join
+    return fork
+
+
 def _worker_loop(tasks: queue.SimpleQueue) -> None:
+    intra_op.set_fork(make_fork(tasks))      # a worker runs only parallel runs' nodes: its kernels may fork
     get = tasks.get
     while True:
         task = get()
@@ -120,7 +164,10 @@ def _worker_loop(tasks: queue.SimpleQueue) -> None:
             continue
         finally:
             task = None
-        _run_payload(payload)
+        if len(payload) == 2:
+            _run_half(payload)
+        else:
+            _run_payload(payload)
         payload = None           # drop the run's references before blocking again, so its values can be freed
 
 
@@ -158,6 +205,26 @@ class ThreadedPolicy:
         """Stops and joins the workers. Runs in progress finish first; later runs raise RuntimeError."""
         self._workers.close()
 
+    def _fork(self, fn):
+        """The calling thread's fork during a parallel run (kernels/intra_op.py; make_fork): the pool starts at the
+        first fork, and the products of both halves keep to the BLAS threads a hand-off would hold them to."""
+        limit = min(self.blas_threads, max(1, MATH_THREADS.n))
+        if limit >= MATH_THREADS.n:
+            return make_fork(self._pool())(fn)
+        BLAS_THREADS.acquire(limit)
+        try:
+            join = make_fork(self._pool())(fn)
+        except BaseException:
+            BLAS_THREADS.release(limit)
+            raise
+
+        def join_and_release():
+            try:
+                join()
+            finally:
+                BLAS_THREADS.release(limit)
+        return join_and_release
+
     # --- running --------------------------------------------------------------------------------------------
     def run(self, plan, values: list) -> None:
         if self._workers.closed:
@@ -178,14 +245,18 @@ class ThreadedPolicy:
         parallel = choice.next_mode(changes[0] if changes else 0)
         start = time.perf_counter()
         if parallel:
-            self._run_parallel(plan, nodes, values)
+            previous = intra_op.set_fork(self._fork)        # this run's kernels may split (kernels/intra_op.py)
+            try:
+                self._run_parallel(nodes, choice.critical_ranks(nodes), plan.roots, values)
+            finally:
+                intra_op.set_fork(previous)
         else:
             _run_in_order_measuring(in_order, values)
         choice.record(parallel, time.perf_counter() - start)
 
-    def _run_parallel(self, plan, nodes, values: list) -> None:
+    def _run_parallel(self, nodes, ranks: list, roots, values: list) -> None:
         pending = [nd.n_deps for nd in nodes]
-        ready = deque(plan.roots)
+        ready = deque(roots)
         mine: deque = deque()
         handed: deque = deque()
         done: queue.SimpleQueue = queue.SimpleQueue()
@@ -201,7 +272,11 @@ class ThreadedPolicy:
             while True:
                 report = None
                 if failed is None and ready:
-                    while ready:                                   # rule 1
+                    if not mine and len(ready) > 1:                # rule 1: the caller keeps the critical node
+                        best = max(ready, key=ranks.__getitem__)
+                        ready.remove(best)
+                        mine.append(best)
+                    while ready:
                         i = ready.popleft()
                         nd = nodes[i]
                         if nd.cost >= handoff_cost and (mine or ready):
@@ -295,7 +370,7 @@ def _steal(handed: deque):
 class _ModeChoice:
     """Per plan: run parallel or in order, whichever measured faster in the last probe."""
 
-    __slots__ = ('probe', 'cycle', 'runs', 'parallel', 'times', 'epoch')
+    __slots__ = ('probe', 'cycle', 'runs', 'parallel', 'times', 'epoch', 'ranks', 'ranked_at')
 
     def __init__(self, probe_runs: int, hold_runs: int):
         self.probe = 2 * probe_runs
@@ -304,6 +379,21 @@ class _ModeChoice:
         self.parallel = True
         self.times: dict = {True: [], False: []}
         self.epoch = 0                # the plan's tier_changes the current choice was measured under
+        self.ranks = None             # critical_ranks' last answer, and the run it was computed at
+        self.ranked_at = 0
+
+    def critical_ranks(self, nodes) -> list:
+        """Per node: its measured cost plus the costliest path of measured costs after it (recomputed every
+        RANK_RUNS runs, as costs are measured anew). The caller runs the ready node of highest rank itself, so
+        a chain of costly nodes (the dX chain of a backward pass) runs on one thread with no hand-off."""
+        if self.ranks is None or len(self.ranks) != len(nodes) or self.runs - self.ranked_at >= RANK_RUNS \
+                or self.runs < self.ranked_at:
+            ranks = [0.0] * len(nodes)
+            for i in range(len(nodes) - 1, -1, -1):       # nodes are in a topological order
+                nd = nodes[i]
+                ranks[i] = nd.cost + max((ranks[s] for s in nd.successors), default=0.0)
+            self.ranks, self.ranked_at = ranks, self.runs
+        return self.ranks
 
     def _probe_index(self) -> int:
         """Where the current run is in its probe (parallel at even indices), or -1 outside a probe."""
