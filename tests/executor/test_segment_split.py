@@ -33,7 +33,7 @@ def feeds(n, batch=16):
             for _ in range(n)]
 
 
-def train(program, mode, policy, monkeypatch, steps=6):
+def train(program, mode, policy, monkeypatch, steps=6, make_feeds=feeds):
     """(losses, params, plan) of `steps` runs on a fresh executor under `policy` (None: the plain Executor)."""
     main, startup, loss = program
     scope = fluid.Scope()
@@ -45,7 +45,7 @@ def train(program, mode, policy, monkeypatch, steps=6):
         es = fluid.ExecutionStrategy()
         es.executor_policy = policy
     exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=es)
-    losses = [exe.run(main, feed=f, fetch_list=[loss], scope=scope)[0] for f in feeds(steps)]
+    losses = [exe.run(main, feed=f, fetch_list=[loss], scope=scope)[0] for f in make_feeds(steps)]
     params = {p.name: np.array(scope.find_var(p.name).get_tensor()) for p in main.global_block().all_parameters()}
     plan = exe.runner.plans.plans()[-1]
     exe.close()
@@ -233,24 +233,11 @@ def test_forward_products_and_the_sparse_adam_split_over_the_pool_keep_the_plain
     both = intra_op.both
     monkeypatch.setattr(intra_op, 'both', lambda a, b: (forks.append(intra_op.current_fork() is not None),
                                                          both(a, b))[1])
-    main, startup, loss = sparse_tower()
+    program = sparse_tower()
     assert 20000 * 16 >= intra_op.MIN_UPDATE
 
     def train_with(policy, mode, steps=5):
-        scope = fluid.Scope()
-        monkeypatch.setenv('PADDLE_EXEC_COMPILE', '0')
-        fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
-        monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
-        es = None
-        if policy is not None:
-            es = fluid.ExecutionStrategy()
-            es.executor_policy = policy
-        exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=es)
-        losses = [exe.run(main, feed=f, fetch_list=[loss], scope=scope)[0] for f in sparse_feeds(steps)]
-        params = {p.name: np.array(scope.find_var(p.name).get_tensor()) for p in main.global_block().all_parameters()}
-        plan = exe.runner.plans.plans()[-1]
-        exe.close()
-        return losses, params, plan
+        return train(program, mode, policy, monkeypatch, steps, make_feeds=sparse_feeds)
     plain_losses, plain_params, _ = train_with(None, '0')
     assert not forks
     losses, params, plan = train_with(ExecutorPolicy.USE_NORMAL_EXECUTOR, 'sync')
