@@ -60,7 +60,7 @@ def layer_calls():
                                 exec_strategy=compiled._strategy('USE_INLINE_EXECUTOR'))
     feed = {'x': np.random.RandomState(0).rand(8, 32).astype('float32')}
     fetch = [out.name]
-    for _ in range(3):
+    for _ in range(compiled.WARM_RUNS):
         pe.run(feed=feed, fetch_list=fetch)
     compiled._wait_for_compiles()
     for _ in range(3):

@@ -140,6 +140,12 @@ def test_serving_layers_report_each_layers_gil_held_time_and_scaling(monkeypatch
         assert set(row.extra['scaling']) == {'x2'} and row.extra['req_s'][1] > 0
 
 
+def test_benchmark_warm_ups_make_a_serving_lane_hot_enough_to_bind():
+    from benchmarks import compiled
+    from paddle_exec.executor import bound
+    assert compiled.WARM_RUNS > bound.BIND_AFTER
+
+
 def test_bare_threads_run_every_kernel_once_per_run():
     import threading
     lock, seen = threading.Lock(), []

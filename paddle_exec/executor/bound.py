@@ -32,7 +32,11 @@ When a table may be used, and what keeps it right:
   array of one of its calls (`returns_fresh`) are bound;
 - the bound code is used once it is compiled (loaded from numba's cache at once, else compiled in the background
   thread as the segment was; at once in 'sync' mode); until then, and for any other types (a feed of another
-  layout: numba's no-match error), the lane's usual path runs.
+  layout: numba's no-match error), the lane's usual path runs;
+- a compile is asked for only once the lane is hot: after BIND_AFTER requests that found no bound code. Binding
+  saves ~1 us a request and its compile costs 0.5-2 s of CPU, mostly with the GIL held (numba compiles in
+  Python), so a lane that serves a handful of requests (a script's few runs, a test) never pays for it, and a
+  serving lane binds within its first milliseconds. Code already in numba's disk cache is loaded at once.
 """
 from __future__ import annotations
 
@@ -73,6 +77,7 @@ _TABLE_TYPE = numba.typeof(np.zeros(1, np.int64))
 _PROGRESS_TYPE = _TABLE_TYPE
 _UNBOUND = (None, None, None, ())       # never equal to a tick: the next request looks again
 _BINDING_MODES = ('tiered', 'sync')     # CompileOptions.mode values whose segments have compiled code
+BIND_AFTER = 64                         # requests without bound code before its compile is asked for (docstring)
 
 
 def returns_fresh(segment) -> bool:
@@ -110,6 +115,7 @@ class Binder:
         self.state = [_UNBOUND]                  # one tuple, replaced whole: readers never see half a state
         self._codes: dict = {}                   # (dtype, ndim) per bound argument -> its SegmentCode
         self._lock = threading.Lock()
+        self._misses = 0                         # requests that found no bound code (BIND_AFTER)
 
     def rebind(self, fed: tuple) -> tuple:
         """The state for the holders as they are now (the tick read first, then the arrays), kept for the next
@@ -152,8 +158,8 @@ class Binder:
         return code
 
     def _ready(self, code, fed: tuple):
-        """The bound code's runtime dispatcher when its signature is compiled; else None (and a compile on the
-        way: loaded now when numba's cache has it, now in 'sync' mode, else in the background)."""
+        """The bound code's runtime dispatcher when its signature is compiled; else None (and, once the lane is hot,
+        a compile on the way: now in 'sync' mode, else in the background; code in numba's cache is loaded now)."""
         signature = ((_PROGRESS_TYPE,) if self.segment.tracked else ()) + (_TABLE_TYPE,) + tuple(
             numba.typeof(f) for f in fed)
         if signature in code.ready:
@@ -161,8 +167,11 @@ class Binder:
         if signature in code.failed:
             return None
         with self._lock:
-            if self.segment.mode == 'sync' or code.is_cached(signature):
+            self._misses += 1
+            hot = self._misses > BIND_AFTER
+            # the disk cache is read at the first miss and once hot (reading its index costs a file load)
+            if ((hot or self._misses == 1) and code.is_cached(signature)) or (hot and self.segment.mode == 'sync'):
                 code.compile(signature)
-            else:
+            elif hot:
                 SERVICE.request(code, signature)
         return code.runtime if signature in code.ready else None

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import paddle_exec.fluid as fluid
+from paddle_exec.executor import bound as binding
 from paddle_exec.executor.bound import returns_fresh
 from paddle_exec.executor.codegen import segment_key
 from paddle_exec.executor.jit_service import SERVICE
@@ -34,6 +35,12 @@ def expected(scope, x):
     w = np.asarray(scope.find_var('fc_0.w_0').get_tensor())
     b = np.asarray(scope.find_var('fc_0.b_0').get_tensor())
     return x @ w + b
+
+
+@pytest.fixture(autouse=True)
+def bind_at_once(monkeypatch):
+    """Lanes here bind at their first request (a serving lane waits for binding.BIND_AFTER of them)."""
+    monkeypatch.setattr(binding, 'BIND_AFTER', 0)
 
 
 @pytest.fixture
@@ -300,3 +307,37 @@ def test_a_training_lane_updates_its_bound_parameters_in_place_as_segments_off_d
     plain, _ = train('off', monkeypatch)
     for name, value in plain.items():
         np.testing.assert_array_equal(bound_params[name], value)
+
+
+def test_a_lane_asks_for_its_bound_code_only_once_hot(served, monkeypatch):
+    """A lane that served a few requests never compiles its bound code (binding.BIND_AFTER); code numba's disk cache
+    holds would be loaded at once, this one is not there."""
+    run, scope, lane = served
+    binder = lane.binder
+    monkeypatch.setattr(binding, 'BIND_AFTER', 5)
+    binder.state[0] = binding._UNBOUND
+    binder._misses = 0
+    code = _NotCached()
+    monkeypatch.setattr(binding.Binder, '_code', lambda self, layout: code)
+    for _ in range(5):
+        run()
+    assert binder._misses == 5 and code.compiled == [] and code.checked == 1    # the disk cache read once
+    run()                                   # the sixth request: hot, compiled now ('sync' mode)
+    assert len(code.compiled) == 1 and code.checked == 2
+    assert binder.state[0][1] is None       # this stand-in compiles nothing: the usual path still runs
+
+
+class _NotCached:
+    """A bound code numba's disk cache does not hold; records what the binder asks of it."""
+    ready = failed = ()
+
+    def __init__(self):
+        self.compiled, self.checked = [], 0
+
+    def is_cached(self, signature):
+        self.checked += 1
+        return False
+
+    def compile(self, signature):
+        self.compiled.append(signature)
+        return False

@@ -18,6 +18,7 @@ import pytest
 
 import paddle_exec as paddle
 import paddle_exec.fluid as fluid
+from paddle_exec.executor import bound
 from paddle_exec.executor.jit_service import SERVICE
 from paddle_exec.executor.policies.base import MATH_THREADS
 from paddle_exec.framework import unique_name
@@ -157,6 +158,7 @@ def test_the_lean_one_segment_path_runs_under_the_hold(two_blas_threads, monkeyp
     from paddle_exec.executor.segment_node import SegmentNode
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
     monkeypatch.setenv('CPU_NUM', '1')
+    monkeypatch.setattr(bound, 'BIND_AFTER', 0)         # the lane binds at its first request
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup), unique_name.guard():
         x = fluid.layers.data(name='x', shape=[4], dtype='float32')
