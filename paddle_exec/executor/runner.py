@@ -104,9 +104,13 @@ class DropScopeCounter:
         self._period = None         # the period `_local` was made for
         self._local: list[Scope] = []
 
+    def _taken(self) -> int:
+        """Ticks taken so far (itertools.count shows its next value only in its repr, `count(n)`)."""
+        return int(repr(self.ticks)[6:-1])
+
     def counted(self) -> int:
-        """Runs counted since the last drop (itertools.count shows its next value only in its repr)."""
-        return int(repr(self.ticks)[6:-1]) - self._origin
+        """Runs counted since the last drop."""
+        return self._taken() - self._origin
 
     @property
     def runs(self) -> int:
@@ -133,7 +137,7 @@ class DropScopeCounter:
     count = finish                  # a whole run's counting at once (a run by recipe or lane)
 
     def drop(self) -> None:
-        self._origin = int(repr(self.ticks)[6:-1])
+        self._origin = self._taken()
         self._period = None
         self._local = []
 

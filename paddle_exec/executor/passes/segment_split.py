@@ -71,9 +71,8 @@ def _weight_size(node) -> int:
     op = node.op
     if op is None or op.type not in _PRODUCTS:
         return 0
-    names = op.inputs.get('Y') or []
-    var = op.block._find_var_recursive(names[0]) if names else None
-    if var is None or not var.has_shape():
+    var = _declared(op, 'Y')
+    if var is None:
         return 0
     n = 1
     for d in var.shape:
@@ -150,11 +149,17 @@ def _matrices(op) -> bool:
     if op.attrs.get('x_num_col_dims', 1) != 1 or op.attrs.get('y_num_col_dims', 1) != 1:
         return False
     for slot in ('X', 'Y'):
-        names = op.inputs.get(slot) or []
-        var = op.block._find_var_recursive(names[0]) if names else None
-        if var is None or not var.has_shape() or len(var.shape) != 2:
+        var = _declared(op, slot)
+        if var is None or len(var.shape) != 2:
             return False
     return True
+
+
+def _declared(op, slot: str):
+    """The Variable of `op`'s first input in `slot` when its shape is declared; else None."""
+    names = op.inputs.get(slot) or []
+    var = op.block._find_var_recursive(names[0]) if names else None
+    return var if var is not None and var.has_shape() else None
 
 
 def split_products(nodes: list, seg_ops: list, deps: list, segment_op_of):
