@@ -8,7 +8,8 @@ side by side in one process, each from 1, 2 and 8 threads in turn (rounds altern
 
   bare      speed_check.py's bare nogil numba function (the same arithmetic, its own loops; ~2x our request)
   function  the generated segment as the lane calls it: its bound variant with the parameter table when the lane
-            binds (executor/bound.py), else the segment's function with the feed and every parameter
+            binds (executor/bound.py; the into variant with one result array made once, where the lane makes
+            one a request), else the segment's function with the feed and every parameter
   lane      the runner's lane (lanes.py): its checks, the call, the fetch
   PE.run    ParallelExecutor.run, what a user calls
 
@@ -73,7 +74,8 @@ def layer_calls():
     x = feed['x']
     state = lane.binder.state[0] if getattr(lane, 'binder', None) is not None else None
     if state is not None and state[1] is not None:
-        fn, args = state[1], (state[2], x)
+        results = () if state[4] is None else tuple(np.empty(shape, dtype) for shape, dtype, _ in state[4])
+        fn, args = state[1], (state[2], x) + results
     else:
         segment = getattr(runner.plans.plans()[-1].nodes[0], 'segment', None)
         if segment is None or segment.compiled is None:

@@ -1,10 +1,11 @@
 """Bound parameters: a lane's scope arrays handed to its compiled segment as one table, not one argument each.
 
     binder = Binder(segment, holders, dtypes)      # the lane's segment and its scope holders, in argument order
-    state = binder.state[0]                        # (tick, fn, table, arrays)
+    state = binder.state[0]                        # (tick, fn, table, arrays, outputs)
     if state[0] != HOLDER_TICK[0]:                 # a holder replaced (or never bound): look again
         state = binder.rebind(fed)                 # the same arrays (a new tick), a new table, or fn None
     res = state[1](state[2], *fed)                 # when fn is not None; (progress, table, *fed) if tracked
+    status = state[1](state[2], *fed, *outs)       # the into variant, when outputs is not None (below)
 
 Why. numba's dispatch types and unboxes every argument in Python, with the GIL held: ~70 ns an array, 1.0 us for the
 serving tower's 14 parameters and its feed, against 0.25 us for one int64 table and the feed (measured in one
@@ -33,6 +34,15 @@ When a table may be used, and what keeps it right:
 - the bound code is used once it is compiled (loaded from numba's cache at once, else compiled in the background
   thread as the segment was; at once in 'sync' mode); until then, and for any other types (a feed of another
   layout: numba's no-match error), the lane's usual path runs;
+- results: an untracked segment (no in-place update: the serving case) whose results are small arrays
+  (INTO_BYTES in all) is bound in its *into* variant (codegen.py `into`): the lane allocates the result arrays in
+  Python, of the shapes and dtypes the segment's usual call returned for this feed signature (`learn`, the
+  binder's `outputs`), and the code writes them and returns 0, so numba boxes no result (~0.45 us a result,
+  against ~0.15 us for np.empty). The first request of a lane takes the usual path and so learns them, and so does
+  the first after a holder changed shape (its results may change shape with it). A value of another shape (a shape
+  that depends on the data) returns 1: the lane takes its usual path for that request and
+  the binder the plain variant from then on (`mismatch`; rerunning is safe: an untracked segment changes nothing
+  in place). Larger results are returned as before: copying them would cost more than boxing them;
 - a compile is asked for only once the lane is hot: after BIND_AFTER requests that found no bound code. Binding
   saves ~1 us a request and its compile costs 0.5-2 s of CPU, mostly with the GIL held (numba compiles in
   Python), so a lane that serves a handful of requests (a script's few runs, a test) never pays for it, and a
@@ -49,6 +59,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ..framework.fetched_array import views_when_fetched
 from ..framework.scope import HOLDER_TICK
 from .codegen import segment_key, segment_source
 from .jit_service import SERVICE, segment_code
@@ -75,9 +86,10 @@ def _fingerprint() -> str:
 BOUND_FINGERPRINT = _fingerprint()      # in the bound code's title: a change here changes its key
 _TABLE_TYPE = numba.typeof(np.zeros(1, np.int64))
 _PROGRESS_TYPE = _TABLE_TYPE
-_UNBOUND = (None, None, None, ())       # never equal to a tick: the next request looks again
+_UNBOUND = (None, None, None, (), None)     # never equal to a tick: the next request looks again
 _BINDING_MODES = ('tiered', 'sync')     # CompileOptions.mode values whose segments have compiled code
 BIND_AFTER = 64                         # requests without bound code before its compile is asked for (docstring)
+INTO_BYTES = 4096                       # results up to this size in all are written into arrays the lane makes
 
 
 def returns_fresh(segment) -> bool:
@@ -116,6 +128,25 @@ class Binder:
         self._codes: dict = {}                   # (dtype, ndim) per bound argument -> its SegmentCode
         self._lock = threading.Lock()
         self._misses = 0                         # requests that found no bound code (BIND_AFTER)
+        self.outputs = None     # the into variant's results ((shape, dtype, view) each), False: none; None: unknown
+        self._learned_for = None                 # the holders' shapes when `outputs` was learned
+
+    def learn(self, results: tuple) -> None:
+        """The segment's results of a usual call for the lane's feed signature: the into variant's output arrays
+        (the module docstring) when the segment is untracked and they are small arrays; else False."""
+        if self.outputs is not None:
+            return
+        self._learned_for = tuple(getattr(t.value, 'shape', None) for t in self.tensors)
+        if (self.segment.tracked or not all(type(r) is np.ndarray for r in results)
+                or sum(r.nbytes for r in results) > INTO_BYTES):
+            self.outputs = False
+        else:
+            self.outputs = tuple((r.shape, r.dtype, views_when_fetched(r.ndim, r.size)) for r in results)
+
+    def mismatch(self) -> None:
+        """The into variant met a result of another shape (it depends on the data): the plain variant from now on."""
+        self.outputs = False
+        self.state[0] = _UNBOUND
 
     def rebind(self, fed: tuple) -> tuple:
         """The state for the holders as they are now (the tick read first, then the arrays), kept for the next
@@ -125,43 +156,49 @@ class Binder:
         tick = HOLDER_TICK[0]
         arrays = tuple(t.value for t in self.tensors)
         old = self.state[0]
-        if old[1] is not None and all(a is b for a, b in zip(arrays, old[3])):
-            state = self.state[0] = (tick, old[1], old[2], old[3])
+        outputs = self.outputs or None
+        if old[1] is not None and old[4] is outputs and all(a is b for a, b in zip(arrays, old[3])):
+            state = self.state[0] = (tick, old[1], old[2], old[3], outputs)
             return state
+        if self.outputs is not None and tuple(getattr(a, 'shape', None) for a in arrays) != self._learned_for:
+            self.outputs = outputs = None       # parameters of other shapes: results of other shapes, learn again
         segment = self.segment
-        if segment.compiled is None:
-            return _UNBOUND             # the segment has no compiled tier yet: nothing to bind to
+        if segment.compiled is None or (self.outputs is None and not segment.tracked):
+            return _UNBOUND             # no compiled tier yet, or results not seen yet (learn): the usual path
         if segment.mode not in _BINDING_MODES or not all(_bindable(a) for a in arrays):
-            state = self.state[0] = (tick, None, None, ())      # the usual path until a holder changes
+            state = self.state[0] = (tick, None, None, (), None)      # the usual path until a holder changes
             return state
         layout = tuple((a.dtype, a.ndim) for a in arrays)
-        fn = self._ready(self._code(layout), fed)
+        results = () if outputs is None else tuple(np.empty(shape, dtype) for shape, dtype, _ in outputs)
+        fn = self._ready(self._code(layout, outputs is not None), fed + results)
         if fn is None:
             return _UNBOUND             # compiling: look again at the next request
         table = []
         for a in arrays:
             table.append(a.ctypes.data)
             table.extend(a.shape)
-        state = self.state[0] = (tick, fn, np.array(table, np.int64), arrays)
+        state = self.state[0] = (tick, fn, np.array(table, np.int64), arrays, outputs)
         return state
 
-    def _code(self, layout: tuple):
-        code = self._codes.get(layout)
+    def _code(self, layout: tuple, into: bool):
+        code = self._codes.get((layout, into))
         if code is None:
             segment = self.segment
             positions = set(self.positions)
             bound = [(segment.in_locals[p], dtype, ndim) for p, (dtype, ndim) in zip(self.positions, layout)]
             rest = [s for p, s in enumerate(segment.in_locals) if p not in positions]
-            title = '%s; parameters bound (bound.py %s)' % (segment.label, BOUND_FINGERPRINT)
-            source = segment_source(segment.calls, rest, segment.out_locals, title, bound=bound)
-            code = self._codes[layout] = segment_code(source, segment_key(source), segment.code.folder)
+            title = '%s; parameters bound%s (bound.py %s)' % (segment.label, ', results into' if into else '',
+                                                              BOUND_FINGERPRINT)
+            source = segment_source(segment.calls, rest, segment.out_locals, title, bound=bound, into=into)
+            code = self._codes[(layout, into)] = segment_code(source, segment_key(source), segment.code.folder)
         return code
 
-    def _ready(self, code, fed: tuple):
+    def _ready(self, code, args: tuple):
         """The bound code's runtime dispatcher when its signature is compiled; else None (and, once the lane is hot,
-        a compile on the way: now in 'sync' mode, else in the background; code in numba's cache is loaded now)."""
+        a compile on the way: now in 'sync' mode, else in the background; code in numba's cache is loaded now).
+        `args`: the arguments after the table (the fed arrays, then the into variant's results)."""
         signature = ((_PROGRESS_TYPE,) if self.segment.tracked else ()) + (_TABLE_TYPE,) + tuple(
-            numba.typeof(f) for f in fed)
+            numba.typeof(f) for f in args)
         if signature in code.ready:
             return code.runtime
         if signature in code.failed:

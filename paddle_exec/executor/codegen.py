@@ -35,6 +35,12 @@ being arguments: `segment([progress,] table, *other inputs)` starts with `v<loca
 (table[i + 1], ...), np.<dtype>)` per bound input, then is the same text. A serving lane dispatches one table
 instead of its parameters. Only the layout (dtype, rank, position in the table) is in the text, never an address.
 
+Into (`into`, executor/bound.py): every output is written into an array the caller made for the shape it expects
+(`o<local>` after the inputs; `if not write_same(o<local>, v<local>): return 1` right after the call that makes
+the value) and the function returns 0, so numba boxes no result. A serving lane allocates the arrays in Python
+(~0.15 us each, against ~0.45 us for numba to box a returned array) and on 1 (a value of another shape: its shape
+depends on the data) takes its usual path.
+
 The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
 cache checks only the generated file, so a change in a kernel it calls must change the file's name.
 """
@@ -48,13 +54,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.jit import kernel_fingerprint
-from ..kernels.segment.sink import write_into
+from ..kernels.segment.sink import write_into, write_same
 
 __all__ = ['Call', 'segment_source', 'tracks_progress', 'segment_key', 'kernel_fingerprint', 'render_constant',
            'FUNCTION_NAME']
 
 FUNCTION_NAME = 'segment'
 SINK_ALIAS = 'sink_write'
+INTO_ALIAS = 'write_same'
 ADDRESS_ALIAS = 'address_at'
 BOUND_MODULE = 'paddle_exec.executor.bound'      # named, not imported: bound.py imports this module
 
@@ -158,6 +165,14 @@ def _sink_lines(lines: list, outs: list, sinks: frozenset) -> None:
                 lines.append('    %s(s%d, v%d)' % (SINK_ALIAS, s, s))
 
 
+def _into_lines(lines: list, outs: list, outputs: list) -> None:
+    """`if not write_same(o<local>, v<local>): return 1` for the outputs a call just made (see the docstring)."""
+    for spec in outs:
+        for s in (spec if type(spec) is tuple else (spec,)):
+            if s is not None and s in outputs:
+                lines += ['    if not %s(o%d, v%d):' % (INTO_ALIAS, s, s), '        return 1']
+
+
 def _bound_lines(bound) -> list:
     """`v<local> = carray(...)` per bound input, in table order (see the module docstring)."""
     lines, at = [], 0
@@ -170,10 +185,12 @@ def _bound_lines(bound) -> list:
     return lines
 
 
-def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=(), bound=()) -> str:
+def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=(), bound=(),
+                   into: bool = False) -> str:
     """The module text of one segment: imports, then `segment([progress,] [table,] *inputs, *sinks) ->
     tuple(outputs)`; `sinks` are output locals written into arrays passed after the inputs, `bound` (local, dtype,
-    ndim) per input read from `table` instead (see the module docstring)."""
+    ndim) per input read from `table` instead, `into`: every output written into an array passed after the inputs,
+    0 returned (1: a value of another shape) (see the module docstring)."""
     aliases: dict = {}
     imports = []
     for call in calls:
@@ -187,13 +204,16 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
     if sinks:
         module, name = _import_name(write_into)
         imports.append('from %s import %s as %s' % (module, name, SINK_ALIAS))
+    if into:
+        module, name = _import_name(write_same)
+        imports.append('from %s import %s as %s' % (module, name, INTO_ALIAS))
     if bound:
         imports += ['from numba import carray', 'from %s import address_at as %s' % (BOUND_MODULE, ADDRESS_ALIAS)]
     head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
             'import numpy as np', ''] + imports + ['', '']
     tracked = tracks_progress(calls)
     params = ', '.join((['progress'] if tracked else []) + (['table'] if bound else []) + ['v%d' % s for s in inputs]
-                       + ['s%d' % s for s in sinks])
+                       + ['s%d' % s for s in sinks] + (['o%d' % s for s in outputs] if into else []))
     body = ['def %s(%s):' % (FUNCTION_NAME, params)] + _bound_lines(bound)
     for k, call in enumerate(calls):
         args = [_slot_expr(s) for s in call.ins] + [render_constant(a) for a in call.args]
@@ -211,6 +231,11 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
                     _assign(body, 'r%d[%d]' % (k, i), out)
         if sunk:
             _sink_lines(body, call.outs, sunk)
+        if into:
+            _into_lines(body, call.outs, outputs)
+    if into:
+        body.append('    return 0')
+        return '\n'.join(head + body) + '\n'
     rets = ', '.join(('s%d' if s in sunk else 'v%d') % s for s in outputs)
     body.append('    return (%s,)' % rets if len(outputs) == 1 else '    return (%s)' % rets)
     return '\n'.join(head + body) + '\n'

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework.fetched_array import fetched_view
+from ..framework.fetched_array import FetchedArray, fetched_view
 from ..framework.scope import HOLDER_TICK
 from . import feed as feeding
 from .bound import Binder, returns_fresh
@@ -116,7 +116,8 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         consts['F0'] = names[0]
     binder = _binder(direct, bound, recipe)
     if binder is not None:
-        consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind)
+        consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind, mismatch=binder.mismatch,
+                      learner=binder, empty=np.empty, FA=FetchedArray)
     if direct is not None:
         segment = direct[0]
         consts.update(segment=segment, node=recipe.plan.nodes[0])
@@ -199,8 +200,8 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         params += ['%s%d' % (c, j) for j in range(n_scope) for c in ('T', 'TN', 'TO')]
         params += ['W%d' % j for j in range(len(writes))]
         if binds:
-            params += ['BS', 'HT', 'rebind']
-            body += _bound_body(n_feed, pool, fetches, segment.tracked)
+            params += ['BS', 'HT', 'rebind', 'mismatch', 'learner', 'empty', 'FA']
+            body += _bound_body(n_feed, pool, fetches, segment.tracked, len(segment.outputs))
         body += ['fn = segment.compiled',
                  'if fn is None:            # a slower tier this run (segment_node.py): the recipe runs it',
                  '    return recipe.run(policy, feed, scope, return_numpy)']
@@ -216,6 +217,8 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         body += ['except Exception as exc:',
                  '    return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)'
                  % ''.join('f%d, ' % i for i in range(n_feed))]
+        if binds and not segment.tracked:     # the results' layout, for the into variant (bound.py learn)
+            body += ['if learner.outputs is None:', '    learner.learn(res)']
         for j, k in enumerate(writes):
             if k >= 0:
                 body += ['W%d.value = res[%d]' % (j, k)]
@@ -234,21 +237,28 @@ def _fetch_lines(fetches, arg_expr, fresh: bool = False) -> list:
         body += ['r%d = %s' % (m, ('res[%d]' % k) if is_res else arg_expr(k))]
         if fresh and is_res and not copy:
             body += ['r%d = fetched_view(r%d) if return_numpy else as_fetch_result(r%d, False, False)' % (m, m, m)]
-        elif copy:
-            body += ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
-        else:             # a fresh array the short way (recipes.py _fetch), anything else the general way
-            body += ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
-                     '        and not isinstance(r%d.base, ndarray)):' % m,
-                     '    r%d = fetched_view(r%d)' % (m, m),
-                     'else:',
-                     '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
+        else:
+            body += _fetch_value(m, copy)
         outs.append('r%d' % m)
     return body + ['return [%s]' % ', '.join(outs)]
 
 
-def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool) -> list:
+def _fetch_value(m: int, copy: bool) -> list:
+    """`r<m>` as the fetch hands it back: copied when `copy`, else a fresh array the short way (recipes.py _fetch),
+    anything else the general way."""
+    if copy:
+        return ['r%d = as_fetch_result(r%d, return_numpy, True)' % (m, m)]
+    return ['if (return_numpy and type(r%d) is ndarray and r%d.flags.writeable' % (m, m),
+            '        and not isinstance(r%d.base, ndarray)):' % m,
+            '    r%d = fetched_view(r%d)' % (m, m),
+            'else:',
+            '    r%d = as_fetch_result(r%d, return_numpy, False)' % (m, m)]
+
+
+def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool, n_out: int) -> list:
     """The bound call (bound.py): the holders' tick compared, the segment's bound code called with the table and
-    the fed arrays; the usual direct path follows it for a state without code (fn None)."""
+    the fed arrays (and, in its into variant, the result arrays made here); the usual direct path follows it for a
+    state without code (fn None) and after an into call that met a result of another shape."""
     fed = ''.join('f%d, ' % i for i in range(n_feed))
     # argument a of the segment: a fed array, or the bound array of the state tuple
     arg = ['f%d' % p if p < n_feed else 'b[3][%d]' % sum(1 for q in pool[:a] if q >= n_feed)
@@ -257,19 +267,42 @@ def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool) -> list
             'if b[0] != HT[0]:         # a holder replaced since the table was made (or none made yet)',
             '    b = rebind((%s))' % fed,
             'if b[1] is not None:']
-    call = 'b[1](%sb[2], %s)' % ('progress, ' if tracked else '', fed)
+    failure = ['except Exception as exc:',
+               '    args = (%s)' % ''.join(x + ', ' for x in arg),
+               '    return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)' % fed]
+    call = ['try:', '    res = b[1](%sb[2], %s)' % ('progress, ' if tracked else '', fed)] + failure
+    call += _fetch_lines(fetches, lambda k: arg[k], fresh=True)
     if tracked:
         body += ['    try:', '        progress = local.progress', '    except AttributeError:',
                  '        progress = progress_of()']
-    else:
-        body += ['    progress = None']
-    body += ['    try:',
-             '        res = %s' % call,
-             '    except Exception as exc:',
-             '        args = (%s)' % ''.join(x + ', ' for x in arg),
-             '        return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)' % fed]
-    body += ['    ' + line for line in _fetch_lines(fetches, lambda k: arg[k], fresh=True)]
-    return body
+        return body + ['    ' + line for line in call]
+    # untracked: the into variant when the state has its results' layout (bound.py learn)
+    body += ['    progress = None', '    q = b[4]', '    if q is None:'] + ['        ' + line for line in call]
+    into = []
+    for k in range(n_out):
+        into += ['q%d = q[%d]' % (k, k), 'o%d = empty(q%d[0], q%d[1])' % (k, k, k)]
+    into += ['try:', '    st = b[1](b[2], %s%s)' % (fed, ''.join('o%d, ' % k for k in range(n_out)))] + failure
+    into += ['if st == 0:'] + ['    ' + line for line in _into_fetch_lines(fetches, lambda k: arg[k])]
+    into += ['mismatch()            # a result of another shape: the usual path, and the plain variant from now on']
+    return body + ['    ' + line for line in into]
+
+
+def _into_fetch_lines(fetches, arg_expr) -> list:
+    """The fetched results of an into call: its result arrays `o<k>` (made here: a FetchedArray view when `q<k>`
+    says one is due, no checks) and the arguments (`arg_expr(k)`), and the return."""
+    body, outs = [], []
+    for m, (is_res, k, copy) in enumerate(fetches):
+        if not is_res or copy:
+            body += ['r%d = %s' % (m, arg_expr(k) if not is_res else 'o%d' % k)] + _fetch_value(m, copy)
+        else:
+            body += ['if not return_numpy:',
+                     '    r%d = as_fetch_result(o%d, False, False)' % (m, k),
+                     'elif q%d[2]:' % k,
+                     '    r%d = o%d.view(FA)' % (m, k),
+                     'else:',
+                     '    r%d = o%d' % (m, k)]
+        outs.append('r%d' % m)
+    return body + ['return [%s]' % ', '.join(outs)]
 
 
 def _after_failure(recipe, segment, node, args: tuple, fed: list, bound: tuple, progress, exc: Exception,

@@ -83,6 +83,11 @@ def fetched_view(array: np.ndarray) -> np.ndarray:
     holds one element, or it has two or more dimensions (its rows are arrays). Otherwise `array` itself: 0-d
     arrays convert already, a 1-d array of several elements yields numpy scalars when iterated, and subclasses of
     the caller's own stay what they are."""
-    if type(array) is np.ndarray and (array.ndim >= 2 or (array.ndim == 1 and array.size == 1)):
+    if type(array) is np.ndarray and views_when_fetched(array.ndim, array.size):
         return array.view(FetchedArray)
     return array
+
+
+def views_when_fetched(ndim: int, size: int) -> bool:
+    """Whether a fetched ndarray of this rank and size is handed back as a FetchedArray view (`fetched_view`)."""
+    return ndim >= 2 or (ndim == 1 and size == 1)

@@ -18,6 +18,7 @@ from paddle_exec.executor.bound import returns_fresh
 from paddle_exec.executor.codegen import segment_key
 from paddle_exec.executor.jit_service import SERVICE
 from paddle_exec.framework import unique_name
+from paddle_exec.framework.fetched_array import FetchedArray
 from paddle_exec.framework.scope import HOLDER_TICK, LoDTensor, Scope
 
 X = (np.arange(24, dtype='float32').reshape(8, 3) - 10) / 7
@@ -46,6 +47,11 @@ def bind_at_once(monkeypatch):
 @pytest.fixture
 def served(monkeypatch):
     """(run, scope, lane) of a warmed-up serving ParallelExecutor (inline, segments compiled at the first run)."""
+    return serving_lane(monkeypatch)
+
+
+def serving_lane(monkeypatch):
+    """The `served` fixture's (run, scope, lane)."""
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
     monkeypatch.setenv('CPU_NUM', '1')      # one place: a lane runs one-place plans
     main, startup, y = affine()
@@ -57,7 +63,7 @@ def served(monkeypatch):
 
     def run(x=X):
         return pe.run(fetch_list=[y.name], feed={'x': x})[0]
-    for _ in range(3):
+    for _ in range(4):                      # the lane's first request learns its results' layout, the next binds
         run()
     lanes = pe._compiled_program._executor.lanes
     lane = next(iter(lanes.values()))
@@ -78,14 +84,14 @@ def test_a_serving_lane_calls_its_segment_with_the_parameters_bound(served):
     assert lane.binder is not None
     assert bound(lane)
     calls = []
-    tick, fn, table, arrays = lane.binder.state[0]
+    tick, fn, table, arrays, outputs = lane.binder.state[0]
 
     def counted(*args):
         calls.append(len(args))
         return fn(*args)
-    lane.binder.state[0] = (tick, counted, table, arrays)
+    lane.binder.state[0] = (tick, counted, table, arrays, outputs)
     out = run()
-    assert calls == [2]                     # the table and the one feed: the parameters are not arguments
+    assert calls == [3]                     # the table, the feed, the result array: the parameters are not arguments
     np.testing.assert_allclose(out, expected(scope, X), rtol=1e-6)
     assert table.dtype == np.int64 and table[0] == arrays[0].ctypes.data
 
@@ -137,6 +143,8 @@ def test_a_parameter_of_another_shape_is_read_by_the_next_run(served):
     out = run()
     assert out.shape == (8, 5)
     np.testing.assert_allclose(out, X @ w + b, rtol=1e-6)
+    assert lane.binder.outputs == (((8, 5), np.dtype('float32'), True),)     # learned again, not given up
+    np.testing.assert_allclose(run(), X @ w + b, rtol=1e-6)
     assert bound(lane) and tuple(lane.binder.state[0][2][1:3]) == (3, 5)
 
 
@@ -265,7 +273,7 @@ def test_a_tiered_lane_binds_once_its_bound_code_is_compiled(monkeypatch):
     exe = fluid.Executor(fluid.CPUPlace())
     exe.run(startup, scope=scope)
     gold = np.maximum(expected(scope, X), 0)
-    for _ in range(4):
+    for _ in range(5):
         np.testing.assert_allclose(exe.run(main, feed={'x': X}, fetch_list=[y], scope=scope)[0], gold, rtol=1e-6)
         SERVICE.wait()
     lane = next(iter(exe.runner.lanes.values()))
@@ -304,6 +312,7 @@ def train(mode: str, monkeypatch) -> tuple:
 def test_a_training_lane_updates_its_bound_parameters_in_place_as_segments_off_does(monkeypatch):
     bound_params, lane = train('sync', monkeypatch)
     assert lane is not None and bound(lane)      # SGD updates in place: the table's arrays are the parameters
+    assert lane.binder.state[0][4] is None       # a tracked segment returns its results (no into variant)
     plain, _ = train('off', monkeypatch)
     for name, value in plain.items():
         np.testing.assert_array_equal(bound_params[name], value)
@@ -318,7 +327,7 @@ def test_a_lane_asks_for_its_bound_code_only_once_hot(served, monkeypatch):
     binder.state[0] = binding._UNBOUND
     binder._misses = 0
     code = _NotCached()
-    monkeypatch.setattr(binding.Binder, '_code', lambda self, layout: code)
+    monkeypatch.setattr(binding.Binder, '_code', lambda self, layout, into: code)
     for _ in range(5):
         run()
     assert binder._misses == 5 and code.compiled == [] and code.checked == 1    # the disk cache read once
@@ -341,3 +350,69 @@ class _NotCached:
     def compile(self, signature):
         self.compiled.append(signature)
         return False
+
+
+def test_small_results_are_written_into_arrays_the_lane_makes(served):
+    """The into variant (bound.py, codegen.py `into`): the segment writes its result into an array the lane
+    allocated for the shape the first request returned, returns 0, and the fetch is a FetchedArray of it."""
+    run, scope, lane = served
+    outputs = lane.binder.state[0][4]
+    assert outputs == (((8, 2), np.dtype('float32'), True),)
+    code = lane.binder._codes[next(k for k in lane.binder._codes if k[1])]
+    assert 'return 0' in code.source and 'write_same(o' in code.source
+    out = run()
+    assert type(out) is FetchedArray
+    assert out.base is not None and out.base.base is None   # a view of the array the lane made, which owns its data
+    np.testing.assert_allclose(out, expected(scope, X), rtol=1e-6)
+    again = run()
+    assert not np.shares_memory(out, again)                 # every request its own array
+    np.testing.assert_allclose(out, again, rtol=0)
+
+
+def test_an_into_result_of_another_shape_takes_the_usual_path_then_the_plain_variant(served):
+    """A result whose shape is not the learned one (a shape that depends on the data): the into call reports it,
+    the request takes the usual path (the same numbers), and the binder binds the plain variant from then on."""
+    run, scope, lane = served
+    binder = lane.binder
+    binder.outputs = (((4, 4), np.dtype('float32'), True),)   # as if the first request had returned another shape
+    binder.state[0] = binding._UNBOUND
+    np.testing.assert_allclose(run(), expected(scope, X), rtol=1e-6)
+    assert binder.outputs is False and binder.state[0][1] is None
+    np.testing.assert_allclose(run(), expected(scope, X), rtol=1e-6)
+    assert bound(lane) and binder.state[0][4] is None           # the plain bound variant: results returned
+    np.testing.assert_allclose(run(), expected(scope, X), rtol=1e-6)
+
+
+def test_results_larger_than_into_bytes_are_returned_by_the_plain_variant(monkeypatch):
+    """Copying a large result into the lane's array would cost more than numba's boxing of it."""
+    monkeypatch.setattr(binding, 'INTO_BYTES', 63)            # the 8 x 2 float32 result is 64 bytes
+    run, scope, lane = serving_lane(monkeypatch)
+    assert lane.binder.outputs is False and bound(lane) and lane.binder.state[0][4] is None
+    np.testing.assert_allclose(run(), expected(scope, X), rtol=1e-6)
+
+
+@pytest.mark.parametrize('return_numpy', [True, False])
+def test_into_fetches_keep_the_fetch_rules(monkeypatch, return_numpy):
+    """A 1-d result of several elements stays a plain ndarray, return_numpy=False gives LoDTensors, and a fetched
+    feed (an argument, not a result) is fetched as the usual path fetches it."""
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
+    monkeypatch.setenv('CPU_NUM', '1')
+    main, startup, y = affine()
+    with fluid.program_guard(main, startup), unique_name.guard('s'):
+        s = fluid.layers.reduce_sum(y, dim=1)
+    scope = fluid.Scope()
+    fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
+    es = fluid.ExecutionStrategy()
+    es.executor_policy = 'USE_INLINE_EXECUTOR'
+    pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope, exec_strategy=es)
+    got = [pe.run(fetch_list=[s.name, y.name], feed={'x': X}, return_numpy=return_numpy) for _ in range(5)]
+    lane = next(iter(pe._compiled_program._executor.lanes.values()))
+    assert bound(lane) and lane.binder.state[0][4] is not None
+    for first, last in zip(got[0], got[-1]):
+        assert type(first) is type(last)
+        np.testing.assert_array_equal(np.asarray(first), np.asarray(last))
+    if return_numpy:
+        assert type(got[-1][0]) is np.ndarray and got[-1][0].shape == (8,)
+        np.testing.assert_allclose(got[-1][0], expected(scope, X).sum(1), rtol=1e-5)
+    else:
+        assert isinstance(got[-1][0], LoDTensor)

@@ -181,6 +181,7 @@ def test_the_lean_one_segment_path_runs_under_the_hold(two_blas_threads, monkeyp
     for _ in range(3):
         run()
     SERVICE.wait()
+    run()
     run()                   # a lane that binds its parameters (bound.py) has its bound code now
     nodes = runner().plans.plans()[-1].nodes
     assert len(nodes) == 1 and isinstance(nodes[0], SegmentNode) and nodes[0].segment.compiled is not None
@@ -195,8 +196,8 @@ def test_the_lean_one_segment_path_runs_under_the_hold(two_blas_threads, monkeyp
     segment.compiled = watching(compiled)
     binder = next(iter(runner().lanes.values())).binder
     if binder is not None and binder.state[0][1] is not None:      # the lane calls the bound code (its tick kept)
-        tick, fn, table, arrays = binder.state[0]
-        binder.state[0] = (tick, watching(fn), table, arrays)
+        tick, fn, table, arrays, outputs = binder.state[0]
+        binder.state[0] = (tick, watching(fn), table, arrays, outputs)
     try:
         for _ in range(2):
             run()

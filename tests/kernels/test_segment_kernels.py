@@ -351,3 +351,22 @@ def test_sgd_and_momentum_update_in_place_as_the_per_op_kernels(nesterov, rng):
         gp, gv = fn(p.copy(), g, v.copy(), lr, float(np.float32(0.9)), nesterov)
         same(gp, wp)
         same(gv, wv)
+
+
+@pytest.mark.parametrize('layout', ['c', 'fortran', 'strided'])
+def test_write_same_copies_a_value_of_the_arrays_shape_and_reports_any_other(layout, rng):
+    """kernels/segment/sink.py write_same, the into variant's copy (executor/codegen.py `into`): numpy's copy for a
+    value of the destination's shape, in any layout; False and the destination untouched for another shape."""
+    from paddle_exec.kernels.segment.sink import write_same
+    src = rng.rand(6, 4).astype(F32)
+    if layout == 'fortran':
+        src = np.asfortranarray(src)
+    elif layout == 'strided':
+        src = rng.rand(6, 8).astype(F32)[:, ::2]
+    dst = np.empty((6, 4), F32)
+    assert write_same(dst, src) is True
+    np.testing.assert_array_equal(dst, np.array(src))
+    before = dst.copy()
+    assert write_same(dst, src.reshape(4, 6) if layout == 'c' else src.T) is False      # same size, other shape
+    assert write_same(dst, src[:3]) is False
+    np.testing.assert_array_equal(dst, before)
