@@ -30,6 +30,11 @@ recipe fixes. It does, in order:
      own handling on a values list (segment_node.py: the tiers, the op named); any other plan runs as the recipe
      runs it (`RunRecipe.run`).
 
+A ParallelExecutor calls no lane: it *is* one. `make_entry` makes the lane's text with run()'s signature, the
+program, the runner and the executor its constants, and ParallelExecutor.run itself where a lane returns None;
+parallel.py sets it as the executor's own `run` after a run that left the program a lane (one call frame fewer
+a request), and again whenever the program's lane changes.
+
 What a lane keeps is what the recipe keeps (the plan, the slots, the holders through `recipe.bound`); it holds no
 reference to the runner (a runner must stay collectable: its BLAS lease ends then). JAX's C++ jit dispatch does
 the same for its cache hit: the argument signature checked in place, then the executable called.
@@ -46,7 +51,7 @@ from .instrument import INSTRUMENTS
 from .policies.base import MATH_THREADS, op_failure
 from .segment_node import PROGRESS_LOCAL, SegmentNode, thread_progress
 
-__all__ = ['make_lane', 'LANE_CACHE_SIZE']
+__all__ = ['make_lane', 'make_entry', 'LANE_CACHE_SIZE']
 
 LANE_CACHE_SIZE = 64        # lanes a runner keeps (one per program run by recipe); all dropped when full
 _ndarray = np.ndarray
@@ -94,15 +99,9 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
     recipe must be bound (`recipe.bound`): the lane reads the holders it found."""
     bound = recipe.bound
     direct = _direct_plan(recipe, policy)
-    source = _lane_source(len(sig), len(names), direct, drops is not None, bool(recipe.scope_outputs),
-                          scope is not None, _binds(direct))
-    maker = _MAKERS.get(source)
-    if maker is None:
-        env: dict = {}
-        exec(compile(source, '<paddle_exec lane>', 'exec'), env)     # noqa: S102 - our own template, no input
-        if len(_MAKERS) >= LANE_CACHE_SIZE:
-            _MAKERS.clear()
-        maker = _MAKERS[source] = env['make']
+    form = (len(sig), len(names), direct, drops is not None, bool(recipe.scope_outputs), scope is not None,
+            _binds(direct))        # the lane's shape: what its text depends on
+    maker = _maker(_lane_source(*form))
     consts = dict(
         V=version, NAMES=list(names), SC=bound[0], E=bound[1], B=bound, recipe=recipe, policy=policy,
         drops=None if drops is None else drops.ticks.__next__,     # a run's count: one C call (runner.py)
@@ -127,10 +126,35 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
             consts['W%d' % j] = tensor
     lane = maker(**consts)
     lane.binder = binder        # its bound state (bound.py), or None: for tests and benchmarks
+    lane.entry_args = (form, consts) if scope is not None else None       # make_entry's (data parallel only)
     return lane
 
 
+def make_entry(lane, program, runner, exe, slow):
+    """`lane` as a ParallelExecutor's own `run` (parallel.py): the lane's text with run()'s signature,
+    `program`, `runner` and `exe` its constants, and every failed check `slow(fetch_list, feed, feed_dict,
+    return_numpy)` (ParallelExecutor.run itself) instead of None. One call frame fewer a request than run() calling
+    the lane. It also checks what run() checked before calling the lane: the runner still has the lanes it had
+    (close() and use_policy() replace them) and the executor is not closed. None for a lane of one place."""
+    if lane.entry_args is None:
+        return None
+    form, consts = lane.entry_args
+    maker = _maker(_lane_source(*form, entry=True))
+    return maker(P=program, R=runner, LANES=runner.lanes, EXE=exe, SLOW=slow, **consts)
+
+
 _MAKERS: dict = {}      # lane source -> its make(**consts): one compile per shape of lane
+
+
+def _maker(source: str):
+    maker = _MAKERS.get(source)
+    if maker is None:
+        env: dict = {}
+        exec(compile(source, '<paddle_exec lane>', 'exec'), env)     # noqa: S102 - our own template, no input
+        if len(_MAKERS) >= LANE_CACHE_SIZE:
+            _MAKERS.clear()
+        maker = _MAKERS[source] = env['make']
+    return maker
 
 
 def _binds(direct) -> bool:
@@ -153,38 +177,47 @@ def _binder(direct, bound, recipe):
 
 
 def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool,
-                 binds: bool = False) -> str:
+                 binds: bool = False, entry: bool = False) -> str:
     """The text of `make(**consts) -> lane`: the checks and the run written out for one shape of recipe (how many
     feeds and fetches; direct or not; data parallel or not), every name, shape, dtype, holder and slot a constant of
-    the closure. Reading it is the quickest way to see what a lane does."""
+    the closure. Reading it is the quickest way to see what a lane does. `entry`: the text of make_entry's
+    ParallelExecutor.run instead (its signature, its extra checks, SLOW where a lane returns None)."""
     params = ['V', 'NAMES', 'SC', 'E', 'B', 'recipe', 'policy', 'drops', 'lock', 'math', 'instruments', 'ndarray',
               'fetch_names', 'fetched_view', 'as_fetch_result', 'raise_missing', 'after_failure', 'progress_of',
               'local']
     params += ['%s%d' % (c, i) for i in range(n_feed) for c in 'NSD']
     if n_fetch == 1:
         params.append('F0')
-    lines = ['    def lane(program, feed, fetch_list, scope, return_numpy):',
-             '        if (program._version != V or type(feed) is not dict or len(feed) != %d' % n_feed,
-             '                or instruments.on or math.held != math.n):',
-             '            return None']
+    if entry:
+        params += ['P', 'R', 'LANES', 'EXE', 'SLOW']
+        miss = 'return SLOW(fetch_list, feed, feed_dict, return_numpy)'
+        lines = ['    def lane(fetch_list, feed=None, feed_dict=None, return_numpy=True):',
+                 '        if (P._version != V or R.lanes is not LANES or EXE._closed or type(feed) is not dict',
+                 '                or len(feed) != %d or instruments.on or math.held != math.n):' % n_feed]
+    else:
+        miss = 'return None'
+        lines = ['    def lane(program, feed, fetch_list, scope, return_numpy):',
+                 '        if (program._version != V or type(feed) is not dict or len(feed) != %d' % n_feed,
+                 '                or instruments.on or math.held != math.n):']
+    lines += ['            ' + miss]
     if n_fetch == 1:          # the usual one fetch: a name, or a Variable of that name
         lines += ['        if type(fetch_list) is not list or len(fetch_list) != 1:',
-                  '            return None',
+                  '            ' + miss,
                   '        f = fetch_list[0]',
                   "        if f is not F0 and (f if type(f) is str else getattr(f, 'name', None)) != F0:",
-                  '            return None']
+                  '            ' + miss]
     else:
-        lines += ['        if fetch_names(fetch_list) != NAMES:', '            return None']
+        lines += ['        if fetch_names(fetch_list) != NAMES:', '            ' + miss]
     for i in range(n_feed):
         lines += ['        f%d = feed.get(N%d)' % (i, i),
                   '        if type(f%d) is not ndarray or f%d.shape != S%d:' % (i, i, i),
-                  '            return None',
+                  '            ' + miss,
                   '        if f%d.dtype is not D%d and f%d.dtype != D%d:' % (i, i, i, i),
-                  '            return None']
+                  '            ' + miss]
     if fixed_scope:           # data parallel: the place scope, whatever run() was given
-        lines += ['        scope = SC', '        if SC.erasures != E:', '            return None']
+        lines += ['        scope = SC', '        if SC.erasures != E:', '            ' + miss]
     else:
-        lines += ['        if scope is not SC or SC.erasures != E:', '            return None']
+        lines += ['        if scope is not SC or SC.erasures != E:', '            ' + miss]
     if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter)
         lines += ['        drops()']
     indent = '        '

@@ -10,6 +10,10 @@ With BuildStrategy.num_trainers > 1 (Paddle 1.x's nccl2 mode, set by fluid.incub
 program is one of several trainer processes (paddle_exec.distributed): trainer 0's persistables are broadcast at
 the first run and gradients are summed over the places, then across the trainers (passes/collective.py).
 
+After a run that leaves its program a lane (lanes.py: the repeated run as one generated function), a
+ParallelExecutor's `run` is that lane itself (`_enter_by`, lanes.make_entry), which falls back to
+`ParallelExecutor.run` when one of its checks fails; a subclass overriding `run` keeps its own.
+
 Both are thin: a CompiledProgram checks its arguments and, at its first run, builds a RunConfig (config.py) from
 its strategies, its places (`places=` of with_data_parallel, else CPU_NUM) and the environment, and makes a
 data-parallel Runner (runner.py: Paddle's C++ ParallelExecutor), which owns the place scopes, the policy (its thread
@@ -21,10 +25,12 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 
 from ..framework.place import CPUPlace
 from ..framework.program import Program, default_main_program
 from ..framework.scope import Scope, global_scope
+from . import lanes
 from .config import RunConfig, cpu_place_count
 from .executor import Executor, cost_model_of
 from .passes.collective import check_trainers
@@ -181,6 +187,8 @@ class ParallelExecutor:
             share_vars_from=share_vars_from._compiled_program if share_vars_from else None, places=self._places)
         self._place = CPUPlace()
         self._exe = Executor(self._place)
+        self._entry_lane = None                 # the lane `run` is (_enter_by), if any
+        self._slow = _slow_run(weakref.ref(self))
 
     def run(self, fetch_list, feed=None, feed_dict=None, return_numpy=True):
         """Runs the program once on every place; see the module docstring for feeds and fetches."""
@@ -196,10 +204,26 @@ class ParallelExecutor:
             if lane is not None:
                 results = lane(program, feed, fetch_list, None, return_numpy)
                 if results is not None:
+                    self._enter_by(lane, runner, program)
                     return results
-            return runner.run(program, feed, fetch_list, None, return_numpy, True)
+            results = runner.run(program, feed, fetch_list, None, return_numpy, True)
+            self._enter_by(runner.lanes.get(program._id), runner, program)
+            return results
         return self._exe.run(program=self._compiled_program, scope=self._scope, feed=feed, fetch_list=fetch_list,
                              return_numpy=return_numpy)
+
+    def _enter_by(self, lane, runner, program) -> None:
+        """After a run: `run` becomes the program's lane itself (lanes.py make_entry), which falls back to this
+        method when a check fails; with no lane, this method again. Not for a subclass that overrides run()."""
+        if lane is self._entry_lane or type(self).run is not ParallelExecutor.run:
+            return
+        entry = lanes.make_entry(lane, program, runner, self._exe, self._slow) if lane is not None else None
+        if entry is None:
+            self.__dict__.pop('run', None)
+        else:
+            entry.__doc__ = ParallelExecutor.run.__doc__
+            self.run = entry
+        self._entry_lane = lane
 
     @property
     def device_count(self) -> int:
@@ -221,6 +245,8 @@ class ParallelExecutor:
 
     def close(self) -> None:
         """Stops the thread pool now (it is also stopped when the executor is garbage collected)."""
+        self.__dict__.pop('run', None)
+        self._entry_lane = None
         if self._compiled_program._executor is not None:
             self._compiled_program._executor.close()
 
@@ -228,3 +254,14 @@ class ParallelExecutor:
         """The cost-model policy's table {(op index, op type): (cost, priority, short)} of the compiled graph, None
         before its statistics window closes or under another policy."""
         return cost_model_of(self._compiled_program._executor)
+
+
+def _slow_run(executor_ref):
+    """ParallelExecutor.run for a lane made its `run` (make_entry) to fall back to, holding the executor weakly (the
+    entry is in the executor's own __dict__)."""
+    def slow(fetch_list, feed, feed_dict, return_numpy):
+        pe = executor_ref()
+        if pe is None:
+            raise RuntimeError('ParallelExecutor.run of an executor that was garbage collected')
+        return ParallelExecutor.run(pe, fetch_list, feed, feed_dict, return_numpy)
+    return slow

@@ -353,3 +353,89 @@ def test_the_drop_scope_counter_shows_paddles_count_and_scopes_worked_out_from_i
     assert counter.runs == 0 and counter.local_exec_scopes == []
     counter.count()
     assert counter.runs == (1 if every < 1 else 1 % every)
+
+
+def serving_pe(monkeypatch, cls=None):
+    """(pe, scope, y): an inline one-place ParallelExecutor of `affine` that has run three times (it has a lane)."""
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
+    monkeypatch.setenv('CPU_NUM', '1')
+    scope = fluid.Scope()
+    main, y, exe = setup(scope)
+    es = fluid.ExecutionStrategy()
+    es.executor_policy = ExecutorPolicy.USE_INLINE_EXECUTOR
+    pe = (cls or fluid.ParallelExecutor)(use_cuda=False, main_program=main, scope=scope, exec_strategy=es)
+    for _ in range(3):
+        pe.run(fetch_list=[y.name], feed={'x': X})
+    return pe, scope, y
+
+
+def test_a_parallel_executors_run_becomes_its_programs_lane_and_follows_it(monkeypatch):
+    """After a run, `pe.run` is the lane itself (lanes.py make_entry) with run()'s signature; a run its checks
+    refuse (another batch size) takes ParallelExecutor.run, which makes `pe.run` the new lane."""
+    import inspect
+    pe, scope, y = serving_pe(monkeypatch)
+    runner, program = pe._compiled_program._executor, pe._compiled_program._program
+    assert 'run' in vars(pe) and pe._entry_lane is runner.lanes[program._id]
+    assert inspect.signature(pe.run) == inspect.signature(fluid.ParallelExecutor(
+        use_cuda=False, main_program=program).run)
+    np.testing.assert_allclose(pe.run(fetch_list=[y.name], feed={'x': X})[0], expected(scope, X), rtol=1e-6)
+    first = pe._entry_lane
+    x7 = np.ones((7, 3), 'float32')
+    for _ in range(3):
+        np.testing.assert_allclose(pe.run([y.name], feed={'x': x7})[0], expected(scope, x7), rtol=1e-6)
+    assert pe._entry_lane is runner.lanes[program._id] and pe._entry_lane is not first
+    np.testing.assert_allclose(pe.run([y.name], feed_dict={'x': X})[0], expected(scope, X), rtol=1e-6)
+
+
+@pytest.mark.parametrize('how', ['close', 'executor'])
+def test_a_closed_parallel_executor_still_refuses_to_run(monkeypatch, how):
+    pe, scope, y = serving_pe(monkeypatch)
+    if how == 'close':
+        pe.close()
+        assert 'run' not in vars(pe)
+    else:
+        pe._exe.close()                     # the executor inside: run() took the closed executor's error
+    with pytest.raises(RuntimeError):
+        pe.run(fetch_list=[y.name], feed={'x': X})
+
+
+def test_a_policy_set_after_the_lane_was_made_runs_the_next_run(monkeypatch):
+    """Runner.use_policy drops the lanes (they call the policy they were made with): the lane `pe.run` is steps
+    aside too."""
+    pe, scope, y = serving_pe(monkeypatch)
+    runner = pe._compiled_program._executor
+    policy, seen = runner.policy, []
+
+    class Counting:
+        def run(self, plan, values):
+            seen.append(plan)
+            return policy.run(plan, values)
+
+        def close(self):
+            policy.close()
+    runner.use_policy(Counting())
+    np.testing.assert_allclose(pe.run(fetch_list=[y.name], feed={'x': X})[0], expected(scope, X), rtol=1e-6)
+    assert seen
+
+
+def test_a_subclass_overriding_run_keeps_its_run(monkeypatch):
+    calls = []
+
+    class Logged(fluid.ParallelExecutor):
+        def run(self, *args, **kwargs):
+            calls.append(1)
+            return super().run(*args, **kwargs)
+    pe, scope, y = serving_pe(monkeypatch, Logged)
+    np.testing.assert_allclose(pe.run(fetch_list=[y.name], feed={'x': X})[0], expected(scope, X), rtol=1e-6)
+    assert 'run' not in vars(pe) and len(calls) == 4
+
+
+def test_the_lane_a_parallel_executor_runs_by_does_not_keep_it_alive(monkeypatch):
+    import gc
+    import weakref
+    pe, scope, y = serving_pe(monkeypatch)
+    assert 'run' in vars(pe)
+    gone = weakref.ref(pe)
+    del pe
+    gc.collect()
+    assert gone() is None
