@@ -157,20 +157,26 @@ def tracks_progress(calls: list) -> bool:
     return any(c.in_place for c in calls)
 
 
-def _sink_lines(lines: list, outs: list, sinks: frozenset) -> None:
-    """`write_into(s<local>, v<local>)` for the sunk values a call just made (see the module docstring)."""
+def _made_locals(outs: list):
+    """The locals a call's `outs` bind (a duplicable output's entries; None, an unwanted output, skipped)."""
     for spec in outs:
         for s in (spec if type(spec) is tuple else (spec,)):
-            if s is not None and s in sinks:
-                lines.append('    %s(s%d, v%d)' % (SINK_ALIAS, s, s))
+            if s is not None:
+                yield s
+
+
+def _sink_lines(lines: list, outs: list, sinks: frozenset) -> None:
+    """`write_into(s<local>, v<local>)` for the sunk values a call just made (see the module docstring)."""
+    for s in _made_locals(outs):
+        if s in sinks:
+            lines.append('    %s(s%d, v%d)' % (SINK_ALIAS, s, s))
 
 
 def _into_lines(lines: list, outs: list, outputs: list) -> None:
     """`if not write_same(o<local>, v<local>): return 1` for the outputs a call just made (see the docstring)."""
-    for spec in outs:
-        for s in (spec if type(spec) is tuple else (spec,)):
-            if s is not None and s in outputs:
-                lines += ['    if not %s(o%d, v%d):' % (INTO_ALIAS, s, s), '        return 1']
+    for s in _made_locals(outs):
+        if s in outputs:
+            lines += ['    if not %s(o%d, v%d):' % (INTO_ALIAS, s, s), '        return 1']
 
 
 def _bound_lines(bound) -> list:
@@ -235,9 +241,9 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
             _into_lines(body, call.outs, outputs)
     if into:
         body.append('    return 0')
-        return '\n'.join(head + body) + '\n'
-    rets = ', '.join(('s%d' if s in sunk else 'v%d') % s for s in outputs)
-    body.append('    return (%s,)' % rets if len(outputs) == 1 else '    return (%s)' % rets)
+    else:
+        rets = ', '.join(('s%d' if s in sunk else 'v%d') % s for s in outputs)
+        body.append('    return (%s,)' % rets if len(outputs) == 1 else '    return (%s)' % rets)
     return '\n'.join(head + body) + '\n'
 
 

@@ -115,8 +115,8 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         consts['F0'] = names[0]
     binder = _binder(direct, bound, recipe)
     if binder is not None:
-        consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind, mismatch=binder.mismatch,
-                      learner=binder, empty=np.empty, FA=FetchedArray)
+        consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind, BN=binder, empty=np.empty,
+                      FA=FetchedArray)
     if direct is not None:
         segment = direct[0]
         consts.update(segment=segment, node=recipe.plan.nodes[0])
@@ -233,7 +233,7 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         params += ['%s%d' % (c, j) for j in range(n_scope) for c in ('T', 'TN', 'TO')]
         params += ['W%d' % j for j in range(len(writes))]
         if binds:
-            params += ['BS', 'HT', 'rebind', 'mismatch', 'learner', 'empty', 'FA']
+            params += ['BS', 'HT', 'rebind', 'BN', 'empty', 'FA']
             body += _bound_body(n_feed, pool, fetches, segment.tracked, len(segment.outputs))
         body += ['fn = segment.compiled',
                  'if fn is None:            # a slower tier this run (segment_node.py): the recipe runs it',
@@ -251,7 +251,7 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
                  '    return after_failure(recipe, segment, node, args, [%s], B, progress, exc, return_numpy)'
                  % ''.join('f%d, ' % i for i in range(n_feed))]
         if binds and not segment.tracked:     # the results' layout, for the into variant (bound.py learn)
-            body += ['if learner.outputs is None:', '    learner.learn(res)']
+            body += ['if BN.outputs is None:', '    BN.learn(res)']
         for j, k in enumerate(writes):
             if k >= 0:
                 body += ['W%d.value = res[%d]' % (j, k)]
@@ -316,7 +316,7 @@ def _bound_body(n_feed: int, pool: tuple, fetches: tuple, tracked: bool, n_out: 
         into += ['q%d = q[%d]' % (k, k), 'o%d = empty(q%d[0], q%d[1])' % (k, k, k)]
     into += ['try:', '    st = b[1](b[2], %s%s)' % (fed, ''.join('o%d, ' % k for k in range(n_out)))] + failure
     into += ['if st == 0:'] + ['    ' + line for line in _into_fetch_lines(fetches, lambda k: arg[k])]
-    into += ['mismatch()            # a result of another shape: the usual path, and the plain variant from now on']
+    into += ['BN.mismatch()         # a result of another shape: the usual path, and the plain variant from now on']
     return body + ['    ' + line for line in into]
 
 

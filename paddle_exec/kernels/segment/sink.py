@@ -32,9 +32,5 @@ def write_into(dst, src):
 def write_same(dst, src):
     if dst.shape != src.shape:
         return False
-    flat = dst.reshape(-1)
-    i = 0
-    for x in src.flat:
-        flat[i] = x
-        i += 1
+    write_into(dst, src)
     return True
