@@ -18,11 +18,17 @@ of compiling in the caller's thread. Each compiled signature is handed from the 
 (add_overload). A failed compile is remembered per signature: that segment then runs its ops one by one.
 
 The compiler thread is a daemon made at the first request; it takes requests in order, one at a time (numba
-compiles under one global lock anyway). As PyTensor's numba linker does, everything is numba's own cache; as
-JAX does, the key is the computation (op types, attributes) and the signature its dtypes and ranks, never shapes.
+compiles under one global lock anyway). At exit (atexit) no compile starts any more and the one running is waited
+for: llvmlite calls LLVM through ctypes without the GIL, so a compile left running while the interpreter tears
+down would use LLVM objects being freed (an LLVM assertion or a segfault at the end of a script that had finished
+its work). Requests made after that are dropped; their segments run their ops one by one, as before a compile.
+
+As PyTensor's numba linker does, everything is numba's own cache; as JAX does, the key is the
+computation (op types, attributes) and the signature its dtypes and ranks, never shapes.
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import os
@@ -158,10 +164,12 @@ class CompileService:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = None
         self._lock = threading.Lock()
+        self._compiling = threading.Lock()      # held by the compiler thread while one compile runs
+        self._closed = False
 
     def request(self, code: SegmentCode, signature: tuple) -> None:
         with self._lock:
-            if signature in code.ready or signature in code.failed or signature in code.pending:
+            if self._closed or signature in code.ready or signature in code.failed or signature in code.pending:
                 return
             code.pending.add(signature)
             if self._thread is None or not self._thread.is_alive():
@@ -173,8 +181,22 @@ class CompileService:
     def _loop(self) -> None:
         while True:
             code, signature = self._queue.get()
-            code.compile(signature)
+            with self._compiling:
+                if self._closed:
+                    code.pending.discard(signature)
+                else:
+                    code.compile(signature)
             code = None
+
+    def close(self, timeout: float = 300.0) -> bool:
+        """No compile starts from now on; waits (up to `timeout` seconds) for the running one to end. Called at
+        exit (see the module docstring). True when no compile is running."""
+        with self._lock:
+            self._closed = True
+        if not self._compiling.acquire(timeout=timeout):
+            return False
+        self._compiling.release()
+        return True
 
     def idle(self) -> bool:
         """Nothing queued or compiling (tests and benchmarks wait for this)."""
@@ -191,3 +213,4 @@ class CompileService:
 
 
 SERVICE = CompileService()
+atexit.register(SERVICE.close)
