@@ -3,7 +3,8 @@
 The figure is the median steps/s of `--repeats` rounds of `--steps` steps after a warm-up (timing.py), printed
 with the middle half of the rounds (quartiles) and the slowest and fastest round, so the noise is in plain sight.
 The per-op table comes from a second, separate run: the cost-model policy's statistics window on one place and
-one thread, which times every op alone with time.perf_counter (the `Executor.cost_model()` table). Its sum is set
+one thread, which times every op alone with time.perf_counter (the `Executor.cost_model()` table; compiled segments
+are off for that run, or it would time segments). Its sum is set
 against the step time measured around the same runs, and the difference is reported as the executor's own work
 (feeding, scheduling, fetching), so the table never claims more than it measured. `--no-ops` skips it; `--json`
 writes every number.
@@ -81,7 +82,8 @@ def op_tables(profile: dict, top: int) -> str:
     type_rows = [(op_type, n, '%.1f' % (t * 1e6), '%.1f%%' % (100 * t / total if total else 0))
                  for op_type, (n, t) in sorted(by_type.items(), key=lambda kv: -kv[1][1])[:top]]
     outside = max(0.0, step - total)
-    lines = ['per-op times of one step (%d ops; the cost-model window on 1 place, 1 thread, over %d runs):'
+    lines = ['per-op times of one step (%d ops; the cost-model window on 1 place, 1 thread, over %d runs; ops one by '
+             'one, compiled segments off):'
              % (len(ops), profile['runs']),
              format_table(rows, ['op', 'type', 'us/step', 'share'], 'rlrr'),
              '' if len(ops) <= top else '(%d more not shown)' % (len(ops) - top), '',

@@ -262,14 +262,18 @@ def _close_cost_model_window(run: TrainingRun) -> None:
 def profile_ops(spec: ModelSpec) -> dict:
     """Per-op average times of one training step, measured by the cost-model policy's statistics window on one
     place and one thread (ops run one at a time on the caller, so each time is the op alone), and the step time
-    measured around the same runs. Returns {'ops': [(index, type, seconds)], 'step_seconds': float, 'runs': int}."""
+    measured around the same runs. Compiled segments are off for this run: with them on, the window would time
+    whole segments (one row for a dozen ops) instead of ops.
+    Returns {'ops': [(index, type, seconds)], 'step_seconds': float, 'runs': int}."""
     setting = replace(DEFAULT, policy='cost_model', num_threads=1)
+    strategy = setting.exec_strategy()
+    strategy.compile_segments = False
     main, startup = fluid.Program(), fluid.Program()
     main.random_seed = startup.random_seed = 1
     with fluid.program_guard(main, startup), fluid.unique_name.guard():
         loss, draw = spec.build(fluid)
     scope = fluid.Scope()
-    exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=setting.exec_strategy())
+    exe = fluid.Executor(fluid.CPUPlace(), exec_strategy=strategy)
     try:
         fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
         feeds = [draw() for _ in range(FEED_POOL)]

@@ -174,7 +174,8 @@ def test_pasted_lines_build_the_strategies_that_were_timed():
                                            'build_strategy = fluid.BuildStrategy()']
 
 
-def test_bench_prints_rate_and_per_op_table(capsys, tmp_path):
+def test_bench_prints_rate_and_per_op_table(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'tiered')     # the user's default: the table still has one row per op
     out_json = tmp_path / 'b.json'
     status, out, _ = cli(capsys, 'bench', 'fit_a_line', '--steps', 20, '--repeats', 2, '--threads', 2,
                          '--json', out_json)

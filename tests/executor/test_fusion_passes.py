@@ -74,8 +74,13 @@ def train(build, strategy, steps=4, sparse=False, fetch_extra=()):
 
 def plan_ops(main, loss, strategy, fetch=None):
     config = RunConfig.for_data_parallel(fluid.ExecutionStrategy(), strategy, 1, loss_name=loss.name)
-    plan = compile_program(main, ['x'], [fetch or loss.name], config)
-    return [node.op for node in plan.nodes if node.op is not None]
+    return op_list(compile_program(main, ['x'], [fetch or loss.name], config))
+
+
+def op_list(plan) -> list:
+    """The plan's ops in order, those a segment runs included (PADDLE_EXEC_COMPILE=tiered or sync makes segments)."""
+    nodes = [m for node in plan.nodes for m in (node.segment.members if isinstance(node, SegmentNode) else (node,))]
+    return [node.op for node in nodes if node.op is not None]
 
 
 def assert_same_training(a, b):
@@ -182,7 +187,7 @@ def test_sparse_gradients_keep_their_own_update():
     main, _, loss = conv_bn_net('adam', sparse_embedding=True)
     config = RunConfig.for_data_parallel(fluid.ExecutionStrategy(), _strategy(fuse_opt=True), 1,
                                          loss_name=loss.name)
-    ops = [n.op for n in compile_program(main, ['x', 'ids'], [loss.name], config).nodes if n.op is not None]
+    ops = op_list(compile_program(main, ['x', 'ids'], [loss.name], config))
     adams = [op for op in ops if op.type == 'adam']
     assert len(adams) == 2
     assert any(op.input('Param') == ['embedding_0.w_0'] for op in adams)
