@@ -12,6 +12,7 @@ from paddle_exec.distributed.fleet import transpile
 from paddle_exec.executor import codegen
 from paddle_exec.executor import compile as compile_module
 from paddle_exec.executor.passes.bucket_sink import _SinkStep, sink_state
+from paddle_exec.executor.segment_node import SegmentNode
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import Scope
 from paddle_exec.kernels.segment.sink import write_into
@@ -83,9 +84,11 @@ def test_gradients_are_written_into_the_bucket_and_reduced_in_place_bit_identica
     assert len(state.pool) == 1 and group.buffers[-(STEPS - 2):] == [id(state.pool[0].array)] * (STEPS - 2)
 
 
-def test_one_segment_fills_several_buckets(monkeypatch):
-    """Buckets of at most 0.0005 MB (FLAGS_fuse_parameter_memory_size, as fuse_grad_size_in_MB): the backward
-    segment makes them all, and its sink variant writes each into its own bucket."""
+def test_several_buckets_each_sunk_by_the_segment_that_makes_it(monkeypatch):
+    """Buckets of at most 0.0005 MB (FLAGS_fuse_parameter_memory_size, as fuse_grad_size_in_MB), one or three
+    gradients each. The segment pass closes a segment before each bucket_start (collective.py ASYNC_STARTS), so
+    the rest of backward overlaps the transfer; a bucket made by a segment is written into its buffer by that
+    segment's sink variant, one made by an ordinary node (a lone mul_grad) keeps the pack."""
     monkeypatch.setenv('FLAGS_fuse_parameter_memory_size', '0.0005')
     want_losses, _, want_params, _, _ = train(monkeypatch, sinks=False)
     monkeypatch.undo()
@@ -95,10 +98,15 @@ def test_one_segment_fills_several_buckets(monkeypatch):
         np.testing.assert_array_equal(a, b)
     for name in want_params:
         np.testing.assert_array_equal(params[name], want_params[name], err_msg=name)
-    states = [s for s in map(sink_state, plan.nodes) if s is not None]
-    assert len(states) >= 3
-    assert [(s.sunk, s.packed) for s in states] == [(STEPS - 2, 2)] * len(states)
-    assert [isinstance(nd.step, _SinkStep) for nd in plan.nodes].count(True) == 1
+    labels = [nd.label for nd in plan.nodes]
+    starts = [k for k, label in enumerate(labels) if label.startswith('bucket_start')]
+    assert len(starts) == 4 and starts[-1] < labels.index('bucket_wait(0)')
+    assert labels[starts[0] + 1] == 'mul_grad'          # backward goes on after the first start
+    made_by = [plan.nodes[k - 1] for k in starts]
+    want = [(STEPS - 2, 2) if isinstance(nd, SegmentNode) else (0, STEPS) for nd in made_by]
+    assert [(s.sunk, s.packed) for s in map(sink_state, (plan.nodes[k] for k in starts))] == want
+    assert want.count((STEPS - 2, 2)) == 2
+    assert [isinstance(nd.step, _SinkStep) for nd in plan.nodes].count(True) == 2
 
 
 def test_a_fetched_gradient_keeps_its_buffer_out_of_reuse(monkeypatch):

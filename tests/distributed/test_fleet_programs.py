@@ -11,6 +11,7 @@ import paddle_exec as paddle
 import paddle_exec.distributed.fleet as fleet
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
+from paddle_exec.executor.segment_node import SegmentNode
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import Scope
 
@@ -145,15 +146,21 @@ def test_bucket_sizes_follow_the_strategy(fields, sizes):
     assert_same_training(got, train(*mlp(), data=batches(1)))
 
 
-def test_a_bucket_starts_before_backward_ends_and_is_waited_for_at_the_optimizer():
+@pytest.mark.parametrize('mode', ['off', 'sync'])
+def test_a_bucket_starts_before_backward_ends_and_is_waited_for_at_the_optimizer(monkeypatch, mode):
+    """With compiled segments too: the segment pass closes a segment before a bucket_start (ASYNC_STARTS)."""
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', mode)
     with mirrored(MirrorGroup()) as group:
         _, _, exe = train(*mlp(strategy(fuse_grad_size_in_MB=0.0003)), data=batches(1))
     plan = exe._runner.plans.plans()[-1]
     labels = [nd.label for nd in plan.nodes]
+    # the op types each node runs (a segment's, with PADDLE_EXEC_COMPILE=tiered or sync, are its members')
+    types = [[m.op.type for m in (nd.segment.members if isinstance(nd, SegmentNode) else (nd,)) if m.op is not None]
+             for nd in plan.nodes]
     start0 = next(i for i, lb in enumerate(labels) if lb.startswith('bucket_start(0'))
-    last_backward = max(i for i, nd in enumerate(plan.nodes) if nd.op is not None and nd.op.type == 'mul_grad')
+    last_backward = max(i for i, t in enumerate(types) if 'mul_grad' in t)
     wait0 = labels.index('bucket_wait(0)')
-    first_update = min(i for i, nd in enumerate(plan.nodes) if nd.op is not None and nd.op.type == 'adam')
+    first_update = min(i for i, t in enumerate(types) if 'adam' in t)
     assert start0 < last_backward < wait0 < first_update
     assert group.events == [('submit', group.events[0][1]), ('submit', group.events[1][1]),
                             ('wait', group.events[0][1]), ('wait', group.events[1][1])]

@@ -25,7 +25,8 @@ collectives is planned the same way on one place.
    is the one copy of the gradients, where a bare MPI_Allreduce(send, recv) copies inside MPI. On one place the
    pack usually goes: the bucket sink pass (passes/bucket_sink.py, after the segment pass) has the compiled segment
    that makes the gradients write them into the views of a free buffer (`BucketSink`), and `bucket_start` finds
-   them there and all-reduces the buffer as it stands, in place.
+   them there and all-reduces the buffer as it stands, in place. The segment pass closes a segment before a
+   `bucket_start` that reads it (ASYNC_STARTS), so the backward ops after the start still overlap the transfer.
 4. One order. Every trainer must issue its collectives in the same order, whatever its threads do: each
    cross-process node (bucket starts and the program's other collectives) depends on the one before it.
 
@@ -61,13 +62,16 @@ from ...ops.collective import (
     reduce_selected_rows,
 )
 
-__all__ = ['BUCKET_INFOS', 'BucketSink', 'BucketState', 'has_cross_process_ops', 'plan_collectives', 'span_node',
-           'check_same_program', 'sync_persistables', 'check_trainers']
+__all__ = ['ASYNC_STARTS', 'BUCKET_INFOS', 'BucketSink', 'BucketState', 'has_cross_process_ops', 'plan_collectives',
+           'span_node', 'check_same_program', 'sync_persistables', 'check_trainers']
 
 BUCKET_INFOS = {
     'bucket_start': OpInfo('bucket_start', ('X',), ('Handle',), duplicable=frozenset({'X'})),
     'bucket_wait': OpInfo('bucket_wait', ('Handle',), ('Out',), duplicable=frozenset({'Out'})),
 }
+# node ops that hand work to another thread and return: what runs after them overlaps that work, so the segment
+# pass (segments.py, step 2) never moves their successors' ops into a segment that runs before them
+ASYNC_STARTS = frozenset({'bucket_start'})
 _SPAN_TYPES = CROSS_PROCESS_OPS - {'c_comm_init', 'gen_nccl_id'}
 _MB = 1 << 20
 _POOL_SIZE = 4          # buffers kept per bucket (more are in use only while fetched gradients hold theirs)

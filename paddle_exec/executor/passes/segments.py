@@ -11,7 +11,10 @@
 2. Groups, per place, in plan order: a node joins the open group of its place unless that would make the group
    non-convex, i.e. some node outside the group would be both a descendant of the group and an ancestor of the
    new node (merging would then make a cycle). Nodes that are not compilable do not close a group: Python-only ops
-   (py_func, readers, control flow, collectives) that do not depend on it simply run before or after it.
+   (py_func, readers, control flow, collectives) that do not depend on it simply run before or after it. A node
+   that starts asynchronous work (collective.py's ASYNC_STARTS: a bucket's all-reduce) does close the open groups
+   that hold one of its ancestors: the ops after it would otherwise join them and run before it, and the transfer
+   would no longer overlap the rest of backward.
    Ancestors and descendants are bit sets over the plan's nodes.
 3. Under the parallel policies (RunConfig.compile.split_branches) a group is split into its connected components,
    so independent branches stay separate nodes the pool can run at once (components of fewer than MIN_BRANCH_OPS
@@ -49,6 +52,7 @@ from ..codegen import Call, segment_key, segment_source
 from ..jit_service import segment_code
 from ..plan import make_step, spec_slots
 from ..segment_node import Segment, SegmentNode
+from .collective import ASYNC_STARTS
 from .segment_split import heavy, product_levels, row_split_products, split_products
 
 __all__ = ['compile_segments', 'MAX_SEGMENT_OPS', 'MIN_SEGMENT_OPS']
@@ -152,6 +156,10 @@ def _groups(nodes, compilable: list, anc: list, desc: list) -> list[list[int]]:
     open_groups: dict = {}          # place -> [members, member bits, descendant bits]
     for j, nd in enumerate(nodes):
         if not compilable[j]:
+            if nd.op is not None and nd.op.type in ASYNC_STARTS:
+                for place, g in list(open_groups.items()):
+                    if anc[j] & g[1]:
+                        groups.append(open_groups.pop(place)[0])
             continue
         g = open_groups.get(nd.place)
         if g is not None and not (anc[j] & g[2] & ~g[1]) and len(g[0]) < MAX_SEGMENT_OPS:
