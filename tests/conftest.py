@@ -7,9 +7,15 @@ and 'sync') set the mode they test themselves. `PADDLE_EXEC_COMPILE=tiered pytho
 suite with segments on.
 
 The collector skips what exists at the end of collection (pytest_collection_finish).
+
+CPU_NUM decides how many places a ParallelExecutor gets, so a test that leaves it set changes the tests after it in
+its worker (which ones depends on how xdist shares the files out): every test must leave it as it found it, and one
+that does not fails (_cpu_num_is_put_back), naming itself.
 """
 import gc
 import os
+
+import pytest
 
 os.environ.setdefault('PADDLE_EXEC_COMPILE', 'off')
 
@@ -19,3 +25,17 @@ def pytest_collection_finish(session) -> None:
     is moved out of the collector's reach, so each full collection during the run walks only what the tests made."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _cpu_num_is_put_back():
+    before = os.environ.get('CPU_NUM')
+    yield
+    after = os.environ.get('CPU_NUM')
+    if after != before:
+        if before is None:
+            del os.environ['CPU_NUM']
+        else:
+            os.environ['CPU_NUM'] = before
+        pytest.fail('the test left CPU_NUM=%r (it found %r): set it with monkeypatch.setenv, which puts it back'
+                    % (after, before))

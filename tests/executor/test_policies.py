@@ -192,13 +192,16 @@ def _run_case_with(case, make_policy_object, monkeypatch):
             pass
     counting = Counting()
     monkeypatch.setattr(runner_module, 'policy_for_config', lambda config: counting)
-    monkeypatch.delenv('CPU_NUM', raising=False)
+    # run_case sets CPU_NUM itself (os.environ): set through monkeypatch first, it is put back after the test
+    if case.CPU_NUM:
+        monkeypatch.setenv('CPU_NUM', str(case.CPU_NUM))
+    else:
+        monkeypatch.delenv('CPU_NUM', raising=False)
     try:
         with unique_name.guard():
             out = run_case.run(case, paddle_exec)
     finally:
         policy.close()
-        monkeypatch.delenv('CPU_NUM', raising=False)
     return out, policy
 
 
