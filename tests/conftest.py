@@ -4,7 +4,8 @@ With the default (tiered) mode every program a test runs twice starts a backgrou
 a cold numba cache (a clean CI machine) those compiles cost the suite three times its run time on two cores. The
 segment tests (tests/executor/test_segments.py) and the golden cases (tests/golden/test_golden.py, run both 'off'
 and 'sync') set the mode they test themselves. `PADDLE_EXEC_COMPILE=tiered python -m pytest` runs the whole
-suite with segments on.
+suite with segments on (.ci/run does so for the end-to-end parts: tests/distributed, the fusion passes, tests/cli,
+the examples).
 
 The collector skips what exists at the end of collection (pytest_collection_finish).
 
