@@ -40,3 +40,15 @@ def _cpu_num_is_put_back():
             os.environ['CPU_NUM'] = before
         pytest.fail('the test left CPU_NUM=%r (it found %r): set it with monkeypatch.setenv, which puts it back'
                     % (after, before))
+
+
+@pytest.fixture
+def case_cpu_num(monkeypatch):
+    """pin(case): CPU_NUM as a golden case's run_case.run sets it in os.environ (the case's CPU_NUM, or unset),
+    set here through monkeypatch first so that the test puts it back after."""
+    def pin(case) -> None:
+        if case.CPU_NUM:
+            monkeypatch.setenv('CPU_NUM', str(case.CPU_NUM))
+        else:
+            monkeypatch.delenv('CPU_NUM', raising=False)
+    return pin

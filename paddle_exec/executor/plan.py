@@ -102,6 +102,11 @@ class PlanNode:
         where = ' on place %d' % self.place if self.place else ''
         return self.op.describe() + where
 
+    @property
+    def op_nodes(self) -> tuple:
+        """The op nodes this node runs: itself (a SegmentNode: its member nodes, in order)."""
+        return (self,)
+
     def __repr__(self):
         return 'PlanNode(%d, %s)' % (self.index, self.label)
 

@@ -257,3 +257,8 @@ class SegmentNode(PlanNode):
     def describe(self) -> str:
         where = ' on place %d' % self.place if self.place else ''
         return self.label + where
+
+    @property
+    def op_nodes(self) -> list:
+        """The member nodes the segment runs, in order."""
+        return self.segment.members

@@ -11,7 +11,6 @@ import paddle_exec as paddle
 import paddle_exec.distributed.fleet as fleet
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
-from paddle_exec.executor.segment_node import SegmentNode
 from paddle_exec.framework import unique_name
 from paddle_exec.framework.scope import Scope
 
@@ -155,8 +154,7 @@ def test_a_bucket_starts_before_backward_ends_and_is_waited_for_at_the_optimizer
     plan = exe._runner.plans.plans()[-1]
     labels = [nd.label for nd in plan.nodes]
     # the op types each node runs (a segment's, with PADDLE_EXEC_COMPILE=tiered or sync, are its members')
-    types = [[m.op.type for m in (nd.segment.members if isinstance(nd, SegmentNode) else (nd,)) if m.op is not None]
-             for nd in plan.nodes]
+    types = [[m.op.type for m in nd.op_nodes if m.op is not None] for nd in plan.nodes]
     start0 = next(i for i, lb in enumerate(labels) if lb.startswith('bucket_start(0'))
     last_backward = max(i for i, t in enumerate(types) if 'mul_grad' in t)
     wait0 = labels.index('bucket_wait(0)')

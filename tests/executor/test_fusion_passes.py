@@ -79,8 +79,7 @@ def plan_ops(main, loss, strategy, fetch=None):
 
 def op_list(plan) -> list:
     """The plan's ops in order, those a segment runs included (PADDLE_EXEC_COMPILE=tiered or sync makes segments)."""
-    nodes = [m for node in plan.nodes for m in (node.segment.members if isinstance(node, SegmentNode) else (node,))]
-    return [node.op for node in nodes if node.op is not None]
+    return [m.op for node in plan.nodes for m in node.op_nodes if m.op is not None]
 
 
 def assert_same_training(a, b):

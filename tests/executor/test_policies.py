@@ -192,11 +192,6 @@ def _run_case_with(case, make_policy_object, monkeypatch):
             pass
     counting = Counting()
     monkeypatch.setattr(runner_module, 'policy_for_config', lambda config: counting)
-    # run_case sets CPU_NUM itself (os.environ): set through monkeypatch first, it is put back after the test
-    if case.CPU_NUM:
-        monkeypatch.setenv('CPU_NUM', str(case.CPU_NUM))
-    else:
-        monkeypatch.delenv('CPU_NUM', raising=False)
     try:
         with unique_name.guard():
             out = run_case.run(case, paddle_exec)
@@ -225,8 +220,9 @@ class TestConformance:
 
     @pytest.mark.parametrize('policy_name', [p for p in POLICIES if p != 'sequential'])
     @pytest.mark.parametrize('case_name', GOLDEN_CASES)
-    def test_golden_case(self, case_name, policy_name, monkeypatch):
+    def test_golden_case(self, case_name, policy_name, monkeypatch, case_cpu_num):
         case = run_case.load_case(os.path.join(GOLDEN, 'cases', case_name + '.py'))
+        case_cpu_num(case)
         want = _reference(case_name, case, monkeypatch)
         got, policy = _run_case_with(case, POLICIES[policy_name], monkeypatch)
         self._same(got, want)
@@ -236,8 +232,9 @@ class TestConformance:
 
     @pytest.mark.parametrize('policy_name', [p for p in POLICIES if p != 'sequential'])
     @pytest.mark.parametrize('case_name', sorted(EXTRA_CASES))
-    def test_other_program(self, case_name, policy_name, monkeypatch):
+    def test_other_program(self, case_name, policy_name, monkeypatch, case_cpu_num):
         case = EXTRA_CASES[case_name]
+        case_cpu_num(case)
         want = _reference(case_name, case, monkeypatch)
         got, policy = _run_case_with(case, POLICIES[policy_name], monkeypatch)
         self._same(got, want)

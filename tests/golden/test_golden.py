@@ -43,16 +43,12 @@ def missing_parts(case) -> str | None:
 
 @pytest.mark.parametrize('compile_mode', ['off', 'sync'])
 @pytest.mark.parametrize('name', CASES)
-def test_golden_case(name, compile_mode, monkeypatch):
+def test_golden_case(name, compile_mode, monkeypatch, case_cpu_num):
     case = run_case.load_case(os.path.join(HERE, 'cases', name + '.py'))
     missing = missing_parts(case)
     if missing:
         pytest.skip('%s case not ready: %s' % ('ParallelExecutor' if case.CPU_NUM else 'Executor', missing))
-    if case.CPU_NUM:
-        # run_case sets CPU_NUM itself; setting it through monkeypatch first makes the test put it back after
-        monkeypatch.setenv('CPU_NUM', str(case.CPU_NUM))
-    else:
-        monkeypatch.delenv('CPU_NUM', raising=False)
+    case_cpu_num(case)
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', compile_mode)
     import paddle_exec
     from paddle_exec.framework import unique_name

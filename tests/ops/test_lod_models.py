@@ -29,13 +29,9 @@ CASES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(MODELS, 
 
 
 @pytest.mark.parametrize('name', CASES)
-def test_lod_model_matches_paddle_1_8(name, monkeypatch):
+def test_lod_model_matches_paddle_1_8(name, case_cpu_num):
     case = run_case.load_case(os.path.join(MODELS, name + '.py'))
-    # run_case sets CPU_NUM itself (os.environ): set through monkeypatch first, it is put back after the test
-    if case.CPU_NUM:
-        monkeypatch.setenv('CPU_NUM', str(case.CPU_NUM))
-    else:
-        monkeypatch.delenv('CPU_NUM', raising=False)
+    case_cpu_num(case)
     import paddle_exec
     from paddle_exec.framework import unique_name
     with unique_name.guard():
