@@ -577,7 +577,10 @@ class SegmentOp:
                segment compiles; it must call no numba code
     inplace    output slot -> input slot the kernel writes into and returns (optimizer updates)
     fusion     what the code generator may fuse (BuildStrategy.fuse_elewise_add_act_ops): ('add', axis),
-               ('add_grad', axis, want_x, want_y), ('act', opcode, a, b, c), ('act_grad', opcode, a, b, c, dep)
+               ('add_grad', axis, want_x, want_y), ('act', opcode, a, b, c), ('act_grad', opcode, a, b, c, dep);
+               and always (fuse_all_optimizer_ops' pair): ('coalesce',) a gradient buffer made from its parts,
+               ('grad_parts', grad position, kernel, reference) an update whose variant takes the gradient as the
+               tuple of its parts
     reuse      (kernel, input position): a variant writing its output into that input, used when the input is a
                buffer of the segment's own that dies there (memory reuse)
     views      the outputs may be views of the inputs (reshape): no memory reuse writes into either

@@ -131,10 +131,18 @@ def _coalesce_kernel(spec):
     copy_data, set_constant = bool(spec.attr('copy_data')), bool(spec.attr('set_constant'))
     constant = dtype.type(spec.attr('constant'))
 
+    last = [None]       # (the arrays, their buffer) of the last run: an array's memory never moves, so the same
+                        # array objects are views of the same buffer again (persistable inputs, run after run)
+
     def run(inputs):
         arrays = [np.asarray(a) for a in inputs]
-        fused = coalesced_buffer(arrays) if all(a.dtype == dtype for a in arrays) else None
+        seen = last[0]
+        if seen is not None and len(seen[0]) == len(arrays) and all(a is b for a, b in zip(arrays, seen[0])):
+            fused = seen[1]
+        else:
+            fused = coalesced_buffer(arrays) if all(a.dtype == dtype for a in arrays) else None
         if fused is not None:
+            last[0] = (tuple(arrays), fused)
             if set_constant:
                 fused.fill(constant)
             return arrays, fused
@@ -148,6 +156,7 @@ def _coalesce_kernel(spec):
                 part[...] = a
             views.append(part)
             start += a.size
+        last[0] = (tuple(views), fused)
         return views, fused
     return run
 
@@ -157,7 +166,9 @@ def _coalesce_segment(spec):
     """Fresh gradients copied into their fused buffer (fuse_all_optimizer_ops) run inside a segment, so the copy no
     longer cuts the backward from the fused update. Parameters and accumulators (persistable) stay ordinary nodes:
     after the first run they already are views of one buffer, which only the per-op kernel sees (and copies
-    nothing). The `Output` views are not made: they name the inputs, which hold the same values."""
+    nothing). The `Output` views are not made: they name the inputs, which hold the same values. When the fused update
+    is the buffer's only reader, passes/segments.py makes the two one call that reads the gradients where they lie
+    (kernels/segment/optimizer.py, the parts variants): the buffer is then never made."""
     if not spec.attr('copy_data') or spec.attr('set_constant'):
         return None
     names = spec.op.inputs.get('Input') or []
@@ -168,4 +179,4 @@ def _coalesce_segment(spec):
             return None
     if not names or spec.op.outputs.get('Output') != names:
         return None
-    return segment_op(ST.coalesce, ['Input'], ['FusedOutput'], views=True)
+    return segment_op(ST.coalesce, ['Input'], ['FusedOutput'], views=True, fusion=('coalesce',))

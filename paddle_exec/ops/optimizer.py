@@ -605,7 +605,8 @@ def _grad_is_dense(spec) -> bool:
 def _sgd_segment(spec):
     if not _grad_is_dense(spec):
         return None
-    return segment_op(SO.sgd, ['Param', 'LearningRate', 'Grad'], ['ParamOut'], inplace={'ParamOut': 'Param'})
+    return segment_op(SO.sgd, ['Param', 'LearningRate', 'Grad'], ['ParamOut'], inplace={'ParamOut': 'Param'},
+                      fusion=('grad_parts', 2, SO.sgd_parts, SO.sgd_parts_ref))
 
 
 @segment_rule('momentum')
@@ -614,7 +615,8 @@ def _momentum_segment(spec):
         return None
     return segment_op(SO.momentum, ['Param', 'Grad', 'Velocity', 'LearningRate'], ['ParamOut', 'VelocityOut'],
                       (_f32(spec.attr('mu')), bool(spec.attr('use_nesterov'))),
-                      inplace={'ParamOut': 'Param', 'VelocityOut': 'Velocity'})
+                      inplace={'ParamOut': 'Param', 'VelocityOut': 'Velocity'},
+                      fusion=('grad_parts', 1, SO.momentum_parts, SO.momentum_parts_ref))
 
 
 @segment_rule('adam')
@@ -625,7 +627,7 @@ def _adam_segment(spec):
     return segment_op(SO.adam, _ADAM_INPUTS[:7], outputs,
                       (_f32(spec.attr('beta1')), _f32(spec.attr('beta2')), _f32(spec.attr('epsilon')),
                        not spec.attr('use_global_beta_pow'), bool(spec.attr('scaled_epsilon'))),
-                      inplace=_ADAM_INPLACE)
+                      inplace=_ADAM_INPLACE, fusion=('grad_parts', 1, SO.adam_parts, SO.adam_parts_ref))
 
 
 # --- adadelta, lars_momentum, dpsgd (dense gradients only, as Paddle's CPU kernels) -----------------------------

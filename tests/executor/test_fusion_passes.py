@@ -12,6 +12,7 @@ from paddle_exec.executor.compile import compile_program
 from paddle_exec.executor.config import RunConfig
 from paddle_exec.executor.segment_node import SegmentNode
 from paddle_exec.framework import unique_name
+from paddle_exec.kernels.segment import optimizer as SO
 from paddle_exec.ops.fused import coalesced_buffer
 
 OPTIMIZERS = {'adam': lambda: fluid.optimizer.Adam(0.01), 'sgd': lambda: fluid.optimizer.SGD(0.1),
@@ -217,8 +218,10 @@ def fc_net(opt='adam'):
     return main, startup, loss
 
 
-@pytest.mark.parametrize('opt', ['adam', 'sgd'])
-def test_the_gradients_coalesce_runs_inside_the_segment_of_the_fused_update(monkeypatch, opt):
+@pytest.mark.parametrize('opt', ['adam', 'sgd', 'momentum'])
+def test_the_gradients_coalesce_and_the_fused_update_are_one_call_reading_the_gradients_in_place(monkeypatch, opt):
+    """Inside the segment the gradients' coalesce_tensor and the fused update run as one call of the update's parts
+    variant: no fused gradient buffer is made or copied into (one pass over memory), with the same numbers."""
     monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
     build = lambda: fc_net(opt)                     # noqa: E731
     fused = train(build, _strategy(fuse_opt=True))
@@ -227,10 +230,14 @@ def test_the_gradients_coalesce_runs_inside_the_segment_of_the_fused_update(monk
     config = RunConfig.for_data_parallel(fluid.ExecutionStrategy(), _strategy(fuse_opt=True), 1, loss_name=loss.name)
     plan = compile_program(main, ['x'], [loss.name], config)
     segments = [nd.segment for nd in plan.nodes if isinstance(nd, SegmentNode)]
-    calls = [c.label for seg in segments for c in seg.calls]
-    assert calls.count('coalesce_tensor') == 1 and calls[-2:] == ['coalesce_tensor', opt], calls
+    calls = [c for seg in segments for c in seg.calls]
+    labels = [c.label for c in calls]
+    assert labels.count('coalesce_tensor+' + opt) == 1 and 'coalesce_tensor' not in labels, labels
+    update = calls[labels.index('coalesce_tensor+' + opt)]
+    assert update.kernel is getattr(SO, opt + '_parts')
+    assert [n.op.type for n in update.nodes] == ['coalesce_tensor', opt]
     # the parameters' (and accumulators') coalesce ops read the scope's views: ordinary nodes
     ordinary = [nd.op for nd in plan.nodes if not isinstance(nd, SegmentNode)]
     coalesce = [op for op in ordinary if op.type == 'coalesce_tensor']
-    assert len(coalesce) == 1 + (4 if opt == 'adam' else 0), [op.type for op in ordinary]
+    assert len(coalesce) == 1 + {'adam': 4, 'momentum': 1, 'sgd': 0}[opt], [op.type for op in ordinary]
     assert all(main.global_block().var(op.input('Input')[0]).persistable for op in coalesce)

@@ -353,6 +353,55 @@ def test_sgd_and_momentum_update_in_place_as_the_per_op_kernels(nesterov, rng):
         same(gv, wv)
 
 
+def _parts(rng):
+    """Gradient parts of mixed ranks (a weight's, a bias's, a Fortran-ordered one) and their coalesced buffer."""
+    parts = (rng.randn(6, 5).astype(F32), rng.randn(5).astype(F32), np.asfortranarray(rng.randn(3, 4).astype(F32)))
+    return parts, np.concatenate([np.ascontiguousarray(g).reshape(-1) for g in parts])
+
+
+@pytest.mark.parametrize('opt', ['sgd', 'momentum', 'nesterov', 'adam'])
+def test_parts_updates_are_the_update_of_the_coalesced_gradient_bit_for_bit(opt, rng):
+    """The *_parts variants (coalesce_tensor + a fused update as one call) read each gradient where it lies and give
+    the numbers of the update on the coalesced buffer; their twins too; the buffers are updated in place."""
+    parts, flat = _parts(rng)
+    n = flat.size
+    p, v, m1 = (rng.randn(n).astype(F32) for _ in range(3))
+    m2 = np.abs(rng.randn(n)).astype(F32)
+    lr = np.array([0.01], F32)
+
+    def pows():
+        return np.full(3, 0.9 ** 3, F32), np.full(3, 0.999 ** 3, F32)
+    if opt == 'sgd':
+        want = (SO.sgd(p.copy(), lr, flat),)
+        runs = [(fn, lambda: [p.copy(), lr, parts]) for fn in (SO.sgd_parts, SO.sgd_parts_ref)]
+        extra = ()
+    elif opt == 'adam':
+        want = SO.adam(p.copy(), flat, lr, m1.copy(), m2.copy(), *pows(), 0.9, 0.999, 1e-8, True, False)
+        runs = [(fn, lambda: [p.copy(), parts, lr, m1.copy(), m2.copy(), *pows()])
+                for fn in (SO.adam_parts, SO.adam_parts_ref)]
+        extra = (0.9, 0.999, 1e-8, True, False)
+    else:
+        extra = (float(np.float32(0.9)), opt == 'nesterov')
+        want = SO.momentum(p.copy(), flat, v.copy(), lr, *extra)
+        runs = [(fn, lambda: [p.copy(), parts, v.copy(), lr]) for fn in (SO.momentum_parts, SO.momentum_parts_ref)]
+    for fn, make in runs:
+        args = make()
+        got = fn(*args, *extra)
+        got = got if isinstance(got, tuple) else (got,)
+        for a, b in zip(got, want):
+            same(a, b)
+        assert got[0] is args[0]                                # in place
+
+
+def test_parts_update_refuses_gradients_of_another_size_before_writing(rng):
+    parts, flat = _parts(rng)
+    p = rng.randn(flat.size + 1).astype(F32)
+    before = p.copy()
+    with pytest.raises(ValueError, match='size of the parameter'):
+        SO.sgd_parts(p, np.array([0.1], F32), parts)
+    same(p, before)
+
+
 @pytest.mark.parametrize('layout', ['c', 'fortran', 'strided'])
 def test_write_same_copies_a_value_of_the_arrays_shape_and_reports_any_other(layout, rng):
     """kernels/segment/sink.py write_same, the into variant's copy (executor/codegen.py `into`): numpy's copy for a

@@ -32,8 +32,11 @@
    of input slots.
 5. Fusion (BuildStrategy.fuse_elewise_add_act_ops): elementwise_add followed by an activation that is the only
    reader of the sum becomes one call (kernels/segment/elementwise.py add_act), and an activation gradient read
-   only by elementwise_add_grad becomes act_add_grad. Memory reuse (enable_inplace / memory_optimize): a unary op
-   whose input is an array the segment allocated itself, not a view, and dead after it, writes into it.
+   only by elementwise_add_grad becomes act_add_grad. Always: fuse_all_optimizer_ops' coalesce_tensor of the
+   gradients whose only reader is the fused update becomes one call with it, the update's parts variant
+   (kernels/segment/optimizer.py), which reads each gradient where the backward left it: no buffer, no copy.
+   Memory reuse (enable_inplace / memory_optimize): a unary op whose input is an array the segment allocated
+   itself, not a view, and dead after it, writes into it.
 6. Code: local names (inputs first, then values in the order they are made), so equal groups anywhere give equal
    text and share one compiled function (codegen.py); nodes are relinked in a topological order that keeps plan
    order where it can, and nodes left outside segments get their own kernels now.
@@ -221,22 +224,25 @@ def _writes(call) -> set:
     return {s for spec in call.outs for s in spec_slots(spec)}
 
 
-def _between_ok(calls: list, i: int, j: int, moved: Call, keep_out: set) -> bool:
-    """Call j may run at position i: no call between them writes what j reads, or reads or writes what j writes."""
-    reads, writes = _reads(moved) - keep_out, _writes(moved)
-    for c in calls[i + 1:j]:
+def _between_ok(calls: list, i: int, j: int, moved: Call, keep_out: set, later: bool = False) -> bool:
+    """Call j may run at position i (i < j; with `later`, i > j): no call between them writes what it reads, or
+    reads or writes what it writes."""
+    reads, writes = _reads(moved) - keep_out, _writes(moved) - keep_out
+    for c in (calls[j + 1:i] if later else calls[i + 1:j]):
         if _writes(c) & (reads | writes) or _reads(c) & writes:
             return False
     return True
 
 
-def _fuse(calls: list, readers: dict, keep: set) -> list:
-    """elementwise_add + activation, and activation_grad + elementwise_add_grad, as one call each."""
+def _fuse(calls: list, readers: dict, keep: set, add_act: bool) -> list:
+    """A value made by one call and read only by a later one: the pair as one call where a rule fuses them (step 5).
+    `add_act`: BuildStrategy.fuse_elewise_add_act_ops (elementwise_add + activation and their gradients)."""
+    firsts = ('add', 'act_grad', 'coalesce') if add_act else ('coalesce',)
     k = 0
     while k < len(calls):
         first = calls[k]
         fusion = first.fusion
-        if fusion and fusion[0] in ('add', 'act_grad'):
+        if fusion and fusion[0] in firsts:
             mid = first.outs[0]
             if type(mid) is int and mid not in keep and len(readers.get(mid, ())) == 1:
                 for j in range(k + 1, len(calls)):
@@ -244,7 +250,14 @@ def _fuse(calls: list, readers: dict, keep: set) -> list:
                     if mid not in _reads(second):
                         continue
                     fused = _fused_call(first, second, mid)
-                    if fused is not None and _between_ok(calls, k, j, second, {mid}):
+                    if fused is None:
+                        break
+                    if fusion[0] == 'coalesce':       # the pair runs where the update did
+                        if _between_ok(calls, j, k, first, {mid}, later=True):
+                            calls[j] = fused
+                            del calls[k]
+                            k -= 1
+                    elif _between_ok(calls, k, j, second, {mid}):
                         calls[k] = fused
                         del calls[j]
                     break
@@ -257,6 +270,12 @@ def _fused_call(first: Call, second: Call, mid: int):
     if f2 is None:
         return None
     label = '%s+%s' % (first.label, second.label)
+    if f1[0] == 'coalesce' and f2[0] == 'grad_parts' and second.ins[f2[1]] == mid:
+        _, pos, kernel, reference = f2
+        ins = list(second.ins)
+        ins[pos] = first.ins[0]          # the tuple of the gradients' slots
+        return Call(first.nodes + second.nodes, kernel, reference, ins, list(second.outs), second.args,
+                    second.in_place, second.fresh, label, None, None, second.updates)
     if f1[0] == 'add' and f2[0] == 'act' and second.ins[0] == mid:
         _, opcode, a, b, c = f2
         return Call(first.nodes + second.nodes, SE.add_act, SE.add_act_ref, list(first.ins), list(second.outs),
@@ -398,8 +417,7 @@ def _segment(plan, nodes, seg_ops, deps, options, split: bool, halves: set = fro
         for j in g:
             desc_bits |= desc[j]
         calls = [_call_of(nodes[j], seg_ops[j]) for j in g]
-        if options.fuse_add_act:
-            calls = _fuse(calls, readers, keep)
+        calls = _fuse(calls, readers, keep, options.fuse_add_act)
         inputs, outputs, frees, updated = _interface(calls, member_ids, nodes, desc_bits, readers, keep)
         if options.reuse_memory:
             _reuse_memory(calls, set(inputs), set(outputs) | keep, readers, member_ids)
