@@ -18,8 +18,9 @@ on nothing and split no compiled segment), else with the update. The fused names
 (`@FUSEDVAR@_<op type>_<slot>_<first variable>`). The parameters and accumulators are coalesced once: after the
 first run the scope holds views of one buffer each (ops/fused.py), so later runs copy nothing and the one update
 writes the parameters in place, one pass over memory (the per-op kernels, compiled into a segment like any dense
-update). The gradients are new arrays every step: they are copied into their buffer each run (one extra pass over
-the gradients, none over the parameters and moments).
+update). The gradients are new arrays every step: in a compiled segment their coalesce_tensor and the update run
+as one call that reads each gradient where it lies (segments.py step 5, the updates' parts variants), so no
+gradient buffer is made; op by op (segments off) they are copied into their buffer each run.
 
 Numbers: the element-wise updates are those of the separate ops, bit for bit. Adam's bias correction reads the
 first parameter's Beta1Pow / Beta2Pow for all (Paddle: "The LearningRate, Beta1Pow, Beta2Pow should be equal"),
