@@ -22,7 +22,7 @@ def no_collection_between_blocks(monkeypatch):
     monkeypatch.setattr(runner, 'COLLECT_BETWEEN_BLOCKS', False)
 
 # groups the issues ask for; a module renamed out of the bench_* pattern drops its group from the runner
-EXPECTED_GROUPS = {'executor', 'cold_start', 'parallel', 'policies', 'stage', 'fetch', 'lod', 'distributed'}
+EXPECTED_GROUPS = {'executor', 'cold_start', 'parallel', 'policies', 'stage', 'fetch', 'lod', 'distributed', 'sparse'}
 
 
 def tiny_options(**kwargs) -> BenchOptions:

@@ -75,3 +75,37 @@ def test_adam_sparse_equals_dense_adam_of_the_merged_gradient_to_the_bit():
     np.testing.assert_array_equal(p1, p2)
     np.testing.assert_array_equal(a1, a2)
     np.testing.assert_array_equal(b1, b2)
+
+
+def test_the_lazy_update_merges_by_sorting_and_gives_the_position_maps_bits():
+    """On a table of more than SORT_RATIO rows per gradient row, lazy_mode's merge is a stable sort of the gradient's
+    rows (its cost the gradient's size, not the table's): the same sums in input order and the same update as the
+    position map of the other path, to the bit."""
+    from paddle_exec.kernels.optimizer_rows import SORT_RATIO, adam_row_range, merge_table_rows
+    rng = np.random.RandomState(7)
+    height, width, n = 5000, 5, 100
+    assert height > SORT_RATIO * n
+    p = rng.randn(height, width).astype(F)
+    m1 = (0.1 * rng.randn(height, width)).astype(F)
+    m2 = np.abs(0.1 * rng.randn(height, width)).astype(F)
+    rows = rng.choice(rng.permutation(height)[:60], n).astype(np.int64)     # duplicates, unsorted
+    values = rng.randn(n, width).astype(F)
+    scalars = (F(0.01), F(0.9), F(0.999), F(1) - F(0.9), F(1) - F(0.999), F(1e-8))
+    want = [a.copy() for a in (p, m1, m2)]
+    pos, merged = merge_table_rows(rows, values, height)
+    adam_row_range(*want, pos, merged, 0, height, *scalars, True)
+    reference = ref_adam_rows(p, m1, m2, rows, values, 0.01, 0.9, 0.999, 1e-8, True)
+    adam_rows(p, m1, m2, rows, values, *scalars, True)
+    for got, ref, ref2 in zip((p, m1, m2), want, reference):
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_allclose(got, ref2, rtol=2e-6, atol=1e-7)
+
+
+def test_the_sorted_lazy_update_rejects_a_row_out_of_range_before_writing():
+    p = np.ones((400, 2), F)
+    m1, m2 = np.zeros_like(p), np.zeros_like(p)
+    for bad in (400, -1):
+        with pytest.raises(IndexError, match='out of range'):
+            adam_rows(p, m1, m2, np.array([1, bad], np.int64), np.ones((2, 2), F), F(0.1), F(0.9), F(0.999),
+                      F(0.1), F(0.001), F(1e-8), True)
+    np.testing.assert_array_equal(p, 1)

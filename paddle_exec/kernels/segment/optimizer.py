@@ -69,11 +69,17 @@ def sgd_ref(param, lr, grad):
 
 
 @_jit
-def momentum(param, grad, velocity, lr, mu, nesterov):
+def _velocity(param, velocity):
     p = np.ascontiguousarray(param)
     v = np.ascontiguousarray(velocity)
     if v.size != p.size:
         raise ValueError('the velocity does not have the size of the parameter')
+    return p, v
+
+
+@_jit
+def momentum(param, grad, velocity, lr, mu, nesterov):
+    p, v = _velocity(param, velocity)
     t = p.dtype.type
     KO._momentum_dense(p.reshape(-1), _grad(grad, p), v.reshape(-1), t(lr.reshape(-1)[0]), t(mu), nesterov)
     return p, v
@@ -193,10 +199,7 @@ def sgd_parts_ref(param, lr, grads):
 
 @_jit
 def momentum_parts(param, grads, velocity, lr, mu, nesterov):
-    p = np.ascontiguousarray(param)
-    v = np.ascontiguousarray(velocity)
-    if v.size != p.size:
-        raise ValueError('the velocity does not have the size of the parameter')
+    p, v = _velocity(param, velocity)
     _parts_size(grads, p)
     fp = p.reshape(-1)
     fv = v.reshape(-1)
