@@ -58,7 +58,8 @@ from ..kernels import jit
 __all__ = ['Environment', 'read_environment', 'TrainerEnvironment', 'trainer_environment', 'child_environment',
            'trainer_rank_and_count',
            'ExecutorPolicy', 'as_policy', 'policy_from_env', 'stats_window',
-           'cpu_place_count', 'RunConfig', 'CostModelOptions', 'CompileOptions', 'compile_mode', 'cache_folder',
+           'cpu_place_count', 'usable_cores', 'policy_threads', 'RunConfig', 'CostModelOptions', 'CompileOptions',
+           'compile_mode', 'cache_folder',
            'DEFAULT_START_NODE_STATS_STEP', 'DEFAULT_STOP_NODE_STATS_STEP', 'POLICY_ENV_VARS', 'COMPILE_MODES']
 
 DEFAULT_START_NODE_STATS_STEP = 100
@@ -205,6 +206,26 @@ def _warn_cpu_num_unset(cores: int) -> None:
         "And if this parameter are set as N (equal to the number of physical CPU core) the program may be "
         "faster.\n\nexport CPU_NUM=%d # for example, set CPU_NUM as number of physical CPU core which is %d."
         "\n\n!!! The default number of CPU_NUM=1.\n" % (cores, cores))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS has one), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def policy_threads(exec_strategy, rule: int) -> int:
+    """The threads a policy runs (ops at once). A num_threads the user set is taken as it is. Left at 0, Paddle's
+    rule (`rule`: 4 per place) is what the strategy object reads after the first run (strategy.py
+    resolve_num_threads), and the policy runs that many capped at the usable cores: more ops at once than cores only
+    time-slice the same cores, and their BLAS products and intra-op halves slow each other (DeepFM on one place of
+    this 2-core machine: 16.0 ms a step with 4 threads, 13.6 ms with 2; docs/policies.md)."""
+    n = 0 if exec_strategy is None else exec_strategy.num_threads
+    if n and n != getattr(exec_strategy, '_num_threads_rule', 0):
+        return n
+    return min(n or rule, usable_cores())
 
 
 def cpu_place_count(env: Environment | None = None) -> int:
@@ -382,7 +403,8 @@ class RunConfig:
     """What a run needs that does not change between runs (see the module docstring).
 
     policy None means the plain Executor's program order on the caller's thread (Paddle's Executor); otherwise the
-    named policy with `num_threads` threads. `data_parallel` marks a CompiledProgram run with_data_parallel: Paddle's
+    named policy with `num_threads` threads (policy_threads: the user's num_threads, or Paddle's 4 per place capped at
+    the cores when it was left at 0). `data_parallel` marks a CompiledProgram run with_data_parallel: Paddle's
     ParallelExecutor semantics (feed split and checks, drop-scope counting, fetch merging), on `n_places` places.
     """
     n_places: int = 1
@@ -430,12 +452,13 @@ class RunConfig:
                 return cls(smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
                            cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                            compile=CompileOptions.make(None, env, None))
-            return cls(policy=policy, num_threads=THREADS_PER_PLACE, cost_model=_cost_model(None, policy, env),
+            return cls(policy=policy, num_threads=policy_threads(None, THREADS_PER_PLACE),
+                       cost_model=_cost_model(None, policy, env),
                        smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
                        cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                        compile=CompileOptions.make(None, env, policy))
         policy = policy_from_env(exec_strategy.executor_policy, env)
-        return cls(policy=policy, num_threads=exec_strategy.num_threads or THREADS_PER_PLACE,
+        return cls(policy=policy, num_threads=policy_threads(exec_strategy, THREADS_PER_PLACE),
                    cost_model=_cost_model(exec_strategy, policy, env), smart_stage=smart_stage,
                    fuse_grad_size_mb=_fuse_size(env), cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env, policy))
@@ -448,7 +471,7 @@ class RunConfig:
         policy = policy_from_env(exec_strategy.executor_policy, env)
         sequential = bool(build_strategy.enable_sequential_execution)
         return cls(n_places=n_places, data_parallel=True, policy=None if sequential else policy,
-                   num_threads=exec_strategy.num_threads or THREADS_PER_PLACE * n_places,
+                   num_threads=policy_threads(exec_strategy, THREADS_PER_PLACE * n_places),
                    num_iteration_per_run=exec_strategy.num_iteration_per_run,
                    num_iteration_per_drop_scope=exec_strategy.num_iteration_per_drop_scope,
                    dry_run=bool(exec_strategy._dry_run), cost_model=_cost_model(exec_strategy, policy, env),

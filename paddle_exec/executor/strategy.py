@@ -92,7 +92,8 @@ class ExecutionStrategy(_Strategy):
 
     num_threads                  how many ops run at once: the calling thread plus num_threads - 1 pool workers
                                  (policies/threaded.py). 0 (default): 4 * number of places, written back into this
-                                 object at the first run
+                                 object at the first run (Paddle's rule); the pool then runs that many capped at
+                                 the usable cores (config.py policy_threads), since more only time-slice them
     num_iteration_per_drop_scope drop the local execution scopes after this many runs (default 100); 0: never
     num_iteration_per_run        training iterations per run() call (default 1); each iteration takes a new batch
                                  from an in-graph reader, otherwise reuses the fed batch; run() returns the last
@@ -127,6 +128,7 @@ class ExecutionStrategy(_Strategy):
         'use_experimental_executor': (True, _check_bool),
         'use_cuda': (False, _check_bool),
         '_dry_run': (False, _check_bool),
+        '_num_threads_rule': (0, _check_count),        # what resolve_num_threads wrote for a num_threads of 0
         'executor_policy': (ExecutorPolicy.USE_NORMAL_EXECUTOR, _check_policy),
         'cost_model_short_op_us': (5.0, _check_microseconds),
         'cost_model_batch_us': (5.0, _check_microseconds),
@@ -263,5 +265,5 @@ def resolve_num_threads(strategy: ExecutionStrategy, n_places: int) -> int:
     """num_threads, with 0 replaced by 4 * n_places in the user's object (Paddle's rule for CPU places), as the
     executors do at their first run."""
     if strategy.num_threads == 0:
-        strategy.num_threads = THREADS_PER_PLACE * n_places
+        strategy.num_threads = strategy._num_threads_rule = THREADS_PER_PLACE * n_places
     return strategy.num_threads

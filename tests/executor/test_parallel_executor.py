@@ -10,6 +10,7 @@ import pytest
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.executor import config as config_module
+from paddle_exec.executor.config import usable_cores
 from paddle_exec.executor.feed import split_batch
 from paddle_exec.executor.passes.data_parallel import sum_in_place_order
 from paddle_exec.executor.runner import Runner
@@ -139,7 +140,7 @@ def test_num_threads_zero_becomes_four_per_place_in_the_users_object(scope):
     assert es.num_threads == 0
     exe.run(cp, feed=batch(6), fetch_list=[loss])
     assert es.num_threads == 12
-    assert cp._executor.policy.num_threads == 12
+    assert cp._executor.policy.num_threads == min(12, usable_cores())     # the pool: the rule capped at the cores
 
 
 # --- feeds ------------------------------------------------------------------------------------------------------
@@ -557,5 +558,5 @@ def test_plain_executor_uses_the_policy_of_its_exec_strategy(scope):
     set_params(scope, main)
     b, = exe.run(main, feed=batch(4), fetch_list=[loss])
     np.testing.assert_array_equal(a, b)
-    assert es.num_threads == 4 and exe.runner.policy.num_threads == 4
+    assert es.num_threads == 4 and exe.runner.policy.num_threads == min(4, usable_cores())
     exe.close()

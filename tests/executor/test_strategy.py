@@ -1,11 +1,13 @@
 """ExecutionStrategy and BuildStrategy: Paddle's fields, defaults and setter checks; policy selection."""
+import os
+
 import numpy as np
 import pytest
 
 import paddle_exec.fluid as fluid
 import paddle_exec.static as static
 from paddle_exec.executor import strategy
-from paddle_exec.executor.config import RunConfig
+from paddle_exec.executor.config import RunConfig, usable_cores
 from paddle_exec.executor.policies.registry import policy_for_config
 from paddle_exec.executor.policies.threaded import ThreadedPolicy
 
@@ -114,12 +116,38 @@ def test_make_policy_resolves_num_threads_into_the_users_object():
     policy = make_policy(es, 3)
     try:
         assert isinstance(policy, ThreadedPolicy)
-        assert es.num_threads == 12 and policy.num_threads == 12
+        # Paddle's rule in the user's object; the pool runs it capped at the cores
+        assert es.num_threads == 12 and policy.num_threads == min(12, usable_cores())
     finally:
         policy.close()
+    policy = make_policy(es, 3)             # the same object again: still the rule's value, still capped
+    assert es.num_threads == 12 and policy.num_threads == min(12, usable_cores())
+    policy.close()
     es.num_threads = 2
     policy = make_policy(es, 3)
     assert policy.num_threads == 2
+    policy.close()
+
+
+def test_a_num_threads_the_user_sets_is_run_as_set_even_beyond_the_cores():
+    es = fluid.ExecutionStrategy()
+    es.num_threads = usable_cores() + 3
+    policy = make_policy(es, 1)
+    assert policy.num_threads == usable_cores() + 3
+    policy.close()
+
+
+def test_a_num_threads_left_at_zero_runs_at_most_the_usable_cores(monkeypatch):
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {0, 1}, raising=False)
+    for places, want in ((1, 2), (3, 2)):
+        es = fluid.ExecutionStrategy()
+        policy = make_policy(es, places)
+        assert es.num_threads == 4 * places and policy.num_threads == want
+        policy.close()
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: set(range(64)), raising=False)
+    es = fluid.ExecutionStrategy()
+    policy = make_policy(es, 3)
+    assert policy.num_threads == 12             # the rule itself when the machine has the cores
     policy.close()
 
 

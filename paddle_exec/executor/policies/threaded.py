@@ -9,7 +9,8 @@ Threads. At most `num_threads` ops of a run execute at once: the calling thread 
 close() or garbage collection (a weakref finalizer stops it; workers never hold a reference to the policy).
 Workers block on one shared task queue (`queue.SimpleQueue`), never spin. Kernels are numba `nogil` functions or
 BLAS calls, so ops on different threads really run at the same time. `num_threads <= 1`: no pool, the plan runs
-in program order on the caller's thread.
+in program order on the caller's thread. An ExecutionStrategy whose num_threads was left at 0 gets Paddle's 4 per
+place capped at the usable cores (config.py policy_threads): ops beyond the cores only time-slice them.
 
 The calling thread coordinates its run and alone owns the run's bookkeeping, so nothing is locked per op.
 
@@ -82,7 +83,6 @@ values.
 """
 from __future__ import annotations
 
-import os
 import queue
 import time
 import weakref
@@ -90,18 +90,12 @@ from collections import deque
 
 from ...kernels import intra_op
 from ...kernels.blas import BLAS_THREADS
+from ..config import usable_cores
 from .base import MATH_THREADS, math_threads, op_failure, run_in_order
 from .pool import STOP, WorkerPool
 
 _STOP = STOP             # the queue item that tells a worker to exit
 RANK_RUNS = 16           # runs between two computations of a plan's critical ranks (_ModeChoice.critical_ranks)
-
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def _run_payload(payload) -> None:
@@ -187,7 +181,7 @@ class ThreadedPolicy:
         if num_threads < 0:
             raise ValueError('num_threads must be >= 0, got %d' % num_threads)
         self.num_threads = max(1, int(num_threads))
-        cores = _usable_cores()
+        cores = usable_cores()
         self.blas_threads = max(1, cores // min(self.num_threads, cores))
         self._choices: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # plan -> _ModeChoice
         self._workers = WorkerPool(_worker_loop, self.num_threads - 1, 'pool', cap_malloc_arenas)
