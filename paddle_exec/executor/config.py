@@ -23,6 +23,10 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
                                ~/.cache/paddle_exec); numba caches its machine code next to it (or in
                                NUMBA_CACHE_DIR, which numba reads itself)
     MALLOC_ARENA_MAX           when set, the policies leave glibc's arena count alone (policies/pool.py)
+    PADDLE_EXEC_SWITCH_INTERVAL
+                               the GIL switch interval (seconds) inline-policy executors hold while they live, when
+                               the program has Python's default (default 0.0005; `off`: none; policies/
+                               switch_interval.py)
     PADDLE_TRAINER_ID, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ENDPOINTS, PADDLE_CURRENT_ENDPOINT
                                this process's place in a job of several trainers (Paddle's launcher sets them,
                                paddle_exec.distributed.launch too); read by `trainer_environment`
@@ -54,6 +58,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..kernels import jit
+from .policies.switch_interval import SERVING_INTERVAL
 
 __all__ = ['Environment', 'read_environment', 'TrainerEnvironment', 'trainer_environment', 'child_environment',
            'trainer_rank_and_count',
@@ -73,6 +78,7 @@ _READ = ('CPU_NUM', 'USE_INLINE_EXECUTOR', 'USE_COST_MODEL_EXECUTOR', 'START_NOD
          'MALLOC_ARENA_MAX', jit.GIL_ENV_VAR, 'XDG_CACHE_HOME', 'HOME') + _TRAINER_VARS
 DEFAULT_FUSE_GRAD_SIZE_MB = 32.0   # Paddle's DistributedStrategy.fuse_grad_size_in_MB
 COMPILE_ENV_VAR = 'PADDLE_EXEC_COMPILE'
+SWITCH_INTERVAL_ENV_VAR = 'PADDLE_EXEC_SWITCH_INTERVAL'
 CACHE_DIR_ENV_VAR = 'PADDLE_EXEC_CACHE_DIR'
 COMPILE_MODES = ('off', 'reference', 'tiered', 'sync')
 _PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')
@@ -433,6 +439,7 @@ class RunConfig:
     fuse_optimizer: bool = False
     # process settings the policies apply
     cap_malloc_arenas: bool = True
+    switch_interval: float | None = SERVING_INTERVAL     # held by inline-policy executors (policies/switch_interval.py)
     compile: CompileOptions = CompileOptions(mode='off')
 
     @functools.cached_property
@@ -450,17 +457,18 @@ class RunConfig:
             policy = policy_from_env(None, env)
             if policy is ExecutorPolicy.USE_NORMAL_EXECUTOR:
                 return cls(smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
-                           cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                           cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None, switch_interval=_switch(env),
                            compile=CompileOptions.make(None, env, None))
             return cls(policy=policy, num_threads=policy_threads(None, THREADS_PER_PLACE),
                        cost_model=_cost_model(None, policy, env),
                        smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
-                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None, switch_interval=_switch(env),
                        compile=CompileOptions.make(None, env, policy))
         policy = policy_from_env(exec_strategy.executor_policy, env)
         return cls(policy=policy, num_threads=policy_threads(exec_strategy, THREADS_PER_PLACE),
                    cost_model=_cost_model(exec_strategy, policy, env), smart_stage=smart_stage,
                    fuse_grad_size_mb=_fuse_size(env), cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                   switch_interval=_switch(env),
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env, policy))
 
     @classmethod
@@ -484,9 +492,26 @@ class RunConfig:
                    fuse_bn_act=bool(build_strategy.fuse_bn_act_ops),
                    fuse_optimizer=bool(build_strategy.fuse_all_optimizer_ops)
                    and int(build_strategy.reduce_strategy) != 1,
-                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
+                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None, switch_interval=_switch(env),
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env,
                                                None if sequential else policy, build_strategy))
+
+
+def _switch(env: Environment) -> float | None:
+    """PADDLE_EXEC_SWITCH_INTERVAL: seconds > 0, or off (None); unset or empty: SERVING_INTERVAL."""
+    raw = env.get(SWITCH_INTERVAL_ENV_VAR)
+    if raw is None or raw.strip() == '':
+        return SERVING_INTERVAL
+    if raw.strip().lower() in ('off', 'none', 'false', '0'):
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < 1e3:
+        raise ValueError('%s must be a switch interval in seconds (> 0) or off, got %r'
+                         % (SWITCH_INTERVAL_ENV_VAR, raw))
+    return seconds
 
 
 def _fuse_size(env: Environment) -> float:

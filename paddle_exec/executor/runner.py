@@ -48,7 +48,7 @@ from ..framework.scope import Scope, SelectedRows
 from ..ops.reader import PlaceIndex
 from . import feed as feeding
 from .compile import PlanCache
-from .config import RunConfig
+from .config import ExecutorPolicy, RunConfig
 from .flags import load_flags
 from .instrument import INSTRUMENTS, PLAIN_PHASES, instrumented, phases
 from .lanes import LANE_CACHE_SIZE, make_lane
@@ -57,6 +57,7 @@ from .passes.data_parallel import shared_persistables
 from .passes.stage import PLACE_VAR, STAGE_VAR
 from .policies.base import MATH_THREADS
 from .policies.registry import policy_for_config
+from .policies.switch_interval import SWITCH_INTERVAL
 from .recipes import RecipeCache, RunRecipe, can_keep, feed_signature
 from .stage import StageRuntime
 
@@ -77,6 +78,12 @@ def _closed_check(runner_ref):
         runner = runner_ref()
         return runner is None or runner.closed
     return closed
+
+
+def _release_leases(*leases) -> None:
+    for lease in leases:
+        if lease is not None:
+            lease.release()
 
 
 def _run_counter(runner_ref):
@@ -197,13 +204,18 @@ class Runner:
 
     # --- the BLAS threads (policies/base.py, 'Math threads') -----------------------------------------------------
     def _hold_math_threads(self) -> None:
-        """At the first run: this runner's lease on the executors' BLAS hold, ended by close() or when the runner
-        is collected; at any run: the hold moved to FLAGS_paddle_num_threads if the flag changed."""
+        """At the first run: this runner's lease on the executors' BLAS hold, and an inline-policy runner's on the
+        GIL switch interval hold (policies/switch_interval.py), both ended by close() or when the runner is
+        collected; at any run: the BLAS hold moved to FLAGS_paddle_num_threads if the flag changed."""
         if self._math_lease is None:
             with self._lock:
                 if self._math_lease is None and not self.closed:
                     lease = MATH_THREADS.join()
-                    self._math_release = weakref.finalize(self, lease.release)
+                    config = self.config
+                    switch = None
+                    if config.policy is ExecutorPolicy.USE_INLINE_EXECUTOR and config.switch_interval is not None:
+                        switch = SWITCH_INTERVAL.join(config.switch_interval)
+                    self._math_release = weakref.finalize(self, _release_leases, lease, switch)
                     self._math_release.atexit = False       # nothing to give back to a process that is ending
                     self._math_lease = lease
         if MATH_THREADS.held != MATH_THREADS.n:
