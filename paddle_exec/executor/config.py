@@ -58,7 +58,6 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..kernels import jit
-from .policies.switch_interval import SERVING_INTERVAL
 
 __all__ = ['Environment', 'read_environment', 'TrainerEnvironment', 'trainer_environment', 'child_environment',
            'trainer_rank_and_count',
@@ -79,6 +78,7 @@ _READ = ('CPU_NUM', 'USE_INLINE_EXECUTOR', 'USE_COST_MODEL_EXECUTOR', 'START_NOD
 DEFAULT_FUSE_GRAD_SIZE_MB = 32.0   # Paddle's DistributedStrategy.fuse_grad_size_in_MB
 COMPILE_ENV_VAR = 'PADDLE_EXEC_COMPILE'
 SWITCH_INTERVAL_ENV_VAR = 'PADDLE_EXEC_SWITCH_INTERVAL'
+SERVING_INTERVAL = 0.0005       # the GIL switch interval inline executors hold (policies/switch_interval.py)
 CACHE_DIR_ENV_VAR = 'PADDLE_EXEC_CACHE_DIR'
 COMPILE_MODES = ('off', 'reference', 'tiered', 'sync')
 _PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')

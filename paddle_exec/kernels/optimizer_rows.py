@@ -35,6 +35,7 @@ __all__ = ['adam_rows', 'adam_row_range', 'merge_table_rows', 'SORT_RATIO']
 
 # float division without a zero check (x / 0 is inf or nan, as in Paddle's C++): the row loops vectorize
 _jit = kernel_jit(error_model='numpy')
+_inline = kernel_jit(error_model='numpy', inline='always')    # compiled into its callers' loops
 # a lazy update sorts the gradient's rows when the table has more rows than this many per gradient row (the sort
 # costs ~60 ns a gradient row, the position map ~6 ns a table row)
 SORT_RATIO = 16
@@ -93,20 +94,24 @@ def _merge_sorted(rows, values, height):
     return present, merged
 
 
+@_inline
+def _present_row(p2, m1, m2, r, merged, j, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps):
+    """Adam on table row r with its merged gradient, merged[j]."""
+    for k in range(p2.shape[1]):
+        gi = merged[j, k]
+        a = beta1 * m1[r, k] + one_minus_b1 * gi
+        b = beta2 * m2[r, k] + one_minus_b2 * gi * gi
+        m1[r, k] = a
+        m2[r, k] = b
+        p2[r, k] = p2[r, k] - lr_t * (a / (math.sqrt(b) + eps))
+
+
 @_jit
 def adam_rows(p2, m1, m2, rows, values, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps, lazy):
     if lazy and p2.shape[0] > SORT_RATIO * rows.shape[0]:
         present, merged = _merge_sorted(rows, values, p2.shape[0])
-        width = p2.shape[1]
         for j in range(present.shape[0]):
-            r = present[j]
-            for k in range(width):
-                gi = merged[j, k]
-                a = beta1 * m1[r, k] + one_minus_b1 * gi
-                b = beta2 * m2[r, k] + one_minus_b2 * gi * gi
-                m1[r, k] = a
-                m2[r, k] = b
-                p2[r, k] = p2[r, k] - lr_t * (a / (math.sqrt(b) + eps))
+            _present_row(p2, m1, m2, present[j], merged, j, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps)
         return
     pos, merged = _merge(rows, values, p2.shape[0])
     adam_row_range(p2, m1, m2, pos, merged, 0, p2.shape[0], lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps,
@@ -123,19 +128,13 @@ def merge_table_rows(rows, values, height):
 def adam_row_range(p2, m1, m2, pos, merged, start, stop, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps, lazy):
     """Step 2 on the table rows [start, stop): the same arithmetic per element whatever the range, so two ranges
     on two threads give the bits of one whole pass (kernels/intra_op.py)."""
-    # the loops are written out here, over whole arrays and a row range: the same loops as helper functions
-    # taking row slices ran 10x slower
+    # the loops are written out over whole arrays and a row range (the present row's helper is inlined): the same
+    # loops as helper functions taking row slices ran 10x slower
     width = p2.shape[1]
     for r in range(start, stop):    # rows in memory order: a random order of rows ran 3x slower
         j = pos[r]
         if j >= 0:
-            for k in range(width):
-                gi = merged[j, k]
-                a = beta1 * m1[r, k] + one_minus_b1 * gi
-                b = beta2 * m2[r, k] + one_minus_b2 * gi * gi
-                m1[r, k] = a
-                m2[r, k] = b
-                p2[r, k] = p2[r, k] - lr_t * (a / (math.sqrt(b) + eps))
+            _present_row(p2, m1, m2, r, merged, j, lr_t, beta1, beta2, one_minus_b1, one_minus_b2, eps)
         elif not lazy:
             for k in range(width):
                 a = beta1 * m1[r, k]

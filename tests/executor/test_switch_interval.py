@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 import paddle_exec.fluid as fluid
-from paddle_exec.executor.config import ExecutorPolicy, RunConfig, read_environment
+from paddle_exec.executor.config import SERVING_INTERVAL, ExecutorPolicy, RunConfig, read_environment
 from paddle_exec.executor.policies.switch_interval import (
     PYTHON_DEFAULT,
-    SERVING_INTERVAL,
     SWITCH_INTERVAL,
     SwitchIntervalHold,
 )

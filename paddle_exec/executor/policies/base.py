@@ -32,7 +32,7 @@ import threading
 
 from ...kernels.blas import BLAS_THREADS, limited_threads
 
-__all__ = ['MATH_THREADS', 'MathThreadsLease', 'OpRunError', 'math_threads', 'op_failure', 'run_in_order']
+__all__ = ['MATH_THREADS', 'Lease', 'OpRunError', 'math_threads', 'op_failure', 'run_in_order']
 
 
 class OpRunError(RuntimeError):
@@ -86,7 +86,7 @@ class MathThreads:
         self.leases = 0
         self._lock = threading.Lock()
 
-    def join(self) -> 'MathThreadsLease':
+    def join(self) -> 'Lease':
         """A lease on the hold at the flag's value (taken now if no executor holds one yet)."""
         with self._lock:
             if not self.leases:
@@ -94,7 +94,7 @@ class MathThreads:
                 BLAS_THREADS.acquire(self.held)
             self.leases += 1
             self._sync()
-        return MathThreadsLease(self)
+        return Lease(self)
 
     def sync(self) -> None:
         """The hold moved to the flag's value, if it is not there (a run's check found `held != n`)."""
@@ -115,11 +115,12 @@ class MathThreads:
                 self.held = 0
 
 
-class MathThreadsLease:
-    """One executor's share of the hold; `release()` ends it (once: later calls do nothing)."""
+class Lease:
+    """One executor's share of a process-wide hold (this module's MathThreads, switch_interval.py's): `release()`
+    ends it (once: later calls do nothing) by calling the hold's `_leave()`."""
     __slots__ = ('_owner', '__weakref__')
 
-    def __init__(self, owner: MathThreads):
+    def __init__(self, owner):
         self._owner = owner
 
     def release(self) -> None:

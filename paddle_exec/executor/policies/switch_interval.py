@@ -15,19 +15,20 @@ threads (per request, same run): 0.57 voluntary context switches and 11.6 us of 
 
 Rules. The first lease sets the interval only if the process still has Python's default: a program that chose its
 own interval keeps it. The last lease ends the hold and puts back the interval it replaced, unless something else
-changed it meanwhile. PADDLE_EXEC_SWITCH_INTERVAL (executor/config.py) chooses the held interval in seconds, or
-`off` for no hold at all. Only inline-policy executors take a lease: the other policies run one caller's plan on a
-pool and were not measured to gain from it.
+changed it meanwhile. PADDLE_EXEC_SWITCH_INTERVAL (executor/config.py; default SERVING_INTERVAL, 0.5 ms) chooses
+the held interval in seconds, or `off` for no hold at all. Only inline-policy executors take a lease: the other
+policies run one caller's plan on a pool and were not measured to gain from it.
 """
 from __future__ import annotations
 
 import sys
 import threading
 
-__all__ = ['SWITCH_INTERVAL', 'SwitchIntervalHold', 'PYTHON_DEFAULT', 'SERVING_INTERVAL']
+from .base import Lease
+
+__all__ = ['SWITCH_INTERVAL', 'SwitchIntervalHold', 'PYTHON_DEFAULT']
 
 PYTHON_DEFAULT = 0.005          # CPython's own switch interval (seconds)
-SERVING_INTERVAL = 0.0005       # what an inline executor holds unless PADDLE_EXEC_SWITCH_INTERVAL says otherwise
 
 
 def _same(a: float, b: float) -> bool:
@@ -49,7 +50,7 @@ class SwitchIntervalHold:
         self.replaced: float | None = None
         self._lock = threading.Lock()
 
-    def join(self, interval: float) -> '_Lease':
+    def join(self, interval: float) -> Lease:
         """A lease on the hold; the first one sets `interval` when the process has Python's default."""
         with self._lock:
             if not self.leases:
@@ -58,7 +59,7 @@ class SwitchIntervalHold:
                     sys.setswitchinterval(interval)
                     self.held, self.replaced = interval, current
             self.leases += 1
-        return _Lease(self)
+        return Lease(self)
 
     def _leave(self) -> None:
         with self._lock:
@@ -67,19 +68,6 @@ class SwitchIntervalHold:
                 if self.held is not None and _same(sys.getswitchinterval(), self.held):
                     sys.setswitchinterval(self.replaced)
                 self.held = self.replaced = None
-
-
-class _Lease:
-    """One executor's share of the hold; `release()` ends it (once: later calls do nothing)."""
-    __slots__ = ('_owner', '__weakref__')
-
-    def __init__(self, owner: SwitchIntervalHold):
-        self._owner = owner
-
-    def release(self) -> None:
-        owner, self._owner = self._owner, None
-        if owner is not None:
-            owner._leave()
 
 
 SWITCH_INTERVAL = SwitchIntervalHold()
