@@ -456,20 +456,16 @@ class RunConfig:
         if exec_strategy is None:
             policy = policy_from_env(None, env)
             if policy is ExecutorPolicy.USE_NORMAL_EXECUTOR:
-                return cls(smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
-                           cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None, switch_interval=_switch(env),
-                           compile=CompileOptions.make(None, env, None))
+                return cls(smart_stage=smart_stage, compile=CompileOptions.make(None, env, None),
+                           **_process_settings(env))
             return cls(policy=policy, num_threads=policy_threads(None, THREADS_PER_PLACE),
-                       cost_model=_cost_model(None, policy, env),
-                       smart_stage=smart_stage, fuse_grad_size_mb=_fuse_size(env),
-                       cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None, switch_interval=_switch(env),
-                       compile=CompileOptions.make(None, env, policy))
+                       cost_model=_cost_model(None, policy, env), smart_stage=smart_stage,
+                       compile=CompileOptions.make(None, env, policy), **_process_settings(env))
         policy = policy_from_env(exec_strategy.executor_policy, env)
         return cls(policy=policy, num_threads=policy_threads(exec_strategy, THREADS_PER_PLACE),
                    cost_model=_cost_model(exec_strategy, policy, env), smart_stage=smart_stage,
-                   fuse_grad_size_mb=_fuse_size(env), cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None,
-                   switch_interval=_switch(env),
-                   compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env, policy))
+                   compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env, policy),
+                   **_process_settings(env))
 
     @classmethod
     def for_data_parallel(cls, exec_strategy, build_strategy, n_places: int, loss_name: str | None = None,
@@ -488,13 +484,20 @@ class RunConfig:
                    smart_stage=smart_stage or bool(build_strategy.do_smart_stage or build_strategy.do_smart_stage_gpu),
                    debug_graphviz_path=build_strategy.debug_graphviz_path,
                    n_trainers=int(build_strategy.num_trainers), trainer_id=int(build_strategy.trainer_id),
-                   fuse_all_reduce=bool(build_strategy.fuse_all_reduce_ops), fuse_grad_size_mb=_fuse_size(env),
+                   fuse_all_reduce=bool(build_strategy.fuse_all_reduce_ops),
                    fuse_bn_act=bool(build_strategy.fuse_bn_act_ops),
                    fuse_optimizer=bool(build_strategy.fuse_all_optimizer_ops)
                    and int(build_strategy.reduce_strategy) != 1,
-                   cap_malloc_arenas=env.get('MALLOC_ARENA_MAX') is None, switch_interval=_switch(env),
                    compile=CompileOptions.make(getattr(exec_strategy, 'compile_segments', None), env,
-                                               None if sequential else policy, build_strategy))
+                                               None if sequential else policy, build_strategy),
+                   **_process_settings(env))
+
+
+def _process_settings(env: Environment) -> dict:
+    """The RunConfig fields read from the environment alike by every executor: the fused all-reduce size, whether
+    the policies cap glibc's arenas, the GIL switch interval inline executors hold."""
+    return {'fuse_grad_size_mb': _fuse_size(env), 'cap_malloc_arenas': env.get('MALLOC_ARENA_MAX') is None,
+            'switch_interval': _switch(env)}
 
 
 def _switch(env: Environment) -> float | None:

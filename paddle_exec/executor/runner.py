@@ -167,7 +167,7 @@ class Runner:
         self._run_lock = threading.Lock()
         self._fetch_checked: set = set()
         self._math_lease = None                 # this runner's share of the BLAS threads hold (policies/base.py)
-        self._math_release = None
+        self._release_holds = None              # ends it, and the switch interval lease of an inline runner
         self._needs_broadcast = False
         # runs that may take a recipe (recipes.py): one place, not a dry run (the instruments are checked per run)
         self._lean = config.n_places == 1 and not config.dry_run
@@ -202,8 +202,8 @@ class Runner:
             self._policy = policy
             self.lanes = {}                 # lanes call the policy they were made with
 
-    # --- the BLAS threads (policies/base.py, 'Math threads') -----------------------------------------------------
-    def _hold_math_threads(self) -> None:
+    # --- process holds: BLAS threads (policies/base.py, 'Math threads'), switch interval (switch_interval.py) ---
+    def _hold_process_settings(self) -> None:
         """At the first run: this runner's lease on the executors' BLAS hold, and an inline-policy runner's on the
         GIL switch interval hold (policies/switch_interval.py), both ended by close() or when the runner is
         collected; at any run: the BLAS hold moved to FLAGS_paddle_num_threads if the flag changed."""
@@ -215,8 +215,8 @@ class Runner:
                     switch = None
                     if config.policy is ExecutorPolicy.USE_INLINE_EXECUTOR and config.switch_interval is not None:
                         switch = SWITCH_INTERVAL.join(config.switch_interval)
-                    self._math_release = weakref.finalize(self, _release_leases, lease, switch)
-                    self._math_release.atexit = False       # nothing to give back to a process that is ending
+                    self._release_holds = weakref.finalize(self, _release_leases, lease, switch)
+                    self._release_holds.atexit = False       # nothing to give back to a process that is ending
                     self._math_lease = lease
         if MATH_THREADS.held != MATH_THREADS.n:
             MATH_THREADS.sync()
@@ -252,7 +252,7 @@ class Runner:
         if self.closed:
             raise RuntimeError('Attempted to use a closed Executor')
         if self._math_lease is None or MATH_THREADS.held != MATH_THREADS.n:
-            self._hold_math_threads()
+            self._hold_process_settings()
         config = self.config
         names = feeding.fetch_names(fetch_list)
         if not config.data_parallel:
@@ -475,8 +475,8 @@ class Runner:
         self.lanes = {}
         self.plans.clear()
         self.recipes.clear()
-        if self._math_release is not None:
-            self._math_release()            # this runner's share of the BLAS hold (once; also when collected)
+        if self._release_holds is not None:
+            self._release_holds()           # this runner's leases on the process holds (once; also when collected)
         with self._lock:
             stages, self.stages = list(self.stages.values()), {}
         for runtime in stages:

@@ -166,8 +166,6 @@ def adam_ref(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, 
     return p, a, b, b1p, b2p
 
 
-
-
 # --- the gradient as its parts (fuse_all_optimizer_ops: coalesce_tensor + the fused update as one call) ----------
 
 @_jit
@@ -238,4 +236,3 @@ def adam_parts(param, grads, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advanc
 
 def adam_parts_ref(param, grads, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, scaled):
     return adam_ref(param, coalesce_ref(grads), lr, m1, m2, b1p, b2p, beta1, beta2, epsilon, advance, scaled)
-
