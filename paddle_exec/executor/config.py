@@ -27,6 +27,9 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
                                the GIL switch interval (seconds) inline-policy executors hold while they live, when
                                the program has Python's default (default 0.0005; `off`: none; policies/
                                switch_interval.py)
+    PADDLE_EXEC_SERVING_SLOTS  how many inline requests that are one compiled segment compute at once, the other
+                               callers waiting their turn (default: the usable cores; `off`: no limit;
+                               policies/admission.py)
     PADDLE_TRAINER_ID, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ENDPOINTS, PADDLE_CURRENT_ENDPOINT
                                this process's place in a job of several trainers (Paddle's launcher sets them,
                                paddle_exec.distributed.launch too); read by `trainer_environment`
@@ -79,6 +82,7 @@ DEFAULT_FUSE_GRAD_SIZE_MB = 32.0   # Paddle's DistributedStrategy.fuse_grad_size
 COMPILE_ENV_VAR = 'PADDLE_EXEC_COMPILE'
 SWITCH_INTERVAL_ENV_VAR = 'PADDLE_EXEC_SWITCH_INTERVAL'
 SERVING_INTERVAL = 0.0005       # the GIL switch interval inline executors hold (policies/switch_interval.py)
+SERVING_SLOTS_ENV_VAR = 'PADDLE_EXEC_SERVING_SLOTS'
 CACHE_DIR_ENV_VAR = 'PADDLE_EXEC_CACHE_DIR'
 COMPILE_MODES = ('off', 'reference', 'tiered', 'sync')
 _PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')
@@ -440,6 +444,7 @@ class RunConfig:
     # process settings the policies apply
     cap_malloc_arenas: bool = True
     switch_interval: float | None = SERVING_INTERVAL     # held by inline-policy executors (policies/switch_interval.py)
+    serving_slots: int | None = None    # inline requests computing at once (policies/admission.py); None: no gate
     compile: CompileOptions = CompileOptions(mode='off')
 
     @functools.cached_property
@@ -495,9 +500,26 @@ class RunConfig:
 
 def _process_settings(env: Environment) -> dict:
     """The RunConfig fields read from the environment alike by every executor: the fused all-reduce size, whether
-    the policies cap glibc's arenas, the GIL switch interval inline executors hold."""
+    the policies cap glibc's arenas, the GIL switch interval inline executors hold, their serving admission."""
     return {'fuse_grad_size_mb': _fuse_size(env), 'cap_malloc_arenas': env.get('MALLOC_ARENA_MAX') is None,
-            'switch_interval': _switch(env)}
+            'switch_interval': _switch(env), 'serving_slots': _serving_slots(env)}
+
+
+def _serving_slots(env: Environment) -> int | None:
+    """PADDLE_EXEC_SERVING_SLOTS: a number of places >= 1, or off (None); unset or empty: the usable cores."""
+    raw = env.get(SERVING_SLOTS_ENV_VAR)
+    if raw is None or raw.strip() == '':
+        return usable_cores()
+    if raw.strip().lower() in ('off', 'none', 'false', '0'):
+        return None
+    try:
+        slots = int(raw)
+    except ValueError:
+        slots = 0
+    if slots < 1:
+        raise ValueError('%s must be a number of requests computing at once (>= 1) or off, got %r'
+                         % (SERVING_SLOTS_ENV_VAR, raw))
+    return slots
 
 
 def _switch(env: Environment) -> float | None:

@@ -18,7 +18,9 @@ recipe fixes. It does, in order:
      (policies/base.py MATH_THREADS). Any check failing returns None before anything happened, and the caller
      takes the usual path (which checks everything, and switches to the lane of the recipe it runs by: each
      recipe keeps its lane, made again only when the recipe binds other holders or the policy changed);
-  2. Paddle's drop-scope count (data parallel), then the run lock if the run writes the scope;
+  2. Paddle's drop-scope count (data parallel); for a direct lane of an inline-policy runner, this thread's place
+     at the serving admission gate (policies/admission.py: a clock read while its quantum lasts, else a wait); then
+     the run lock if the run writes the scope;
   3. the run. A plan that is one compiled segment (the serving tower and MLP, fit-a-line's training step) under a
      policy that runs one node as a plain call is the *direct* lane: the segment's arguments straight from the feed
      and the bound holders, its generated function called, its results written to the holders and fetched, no
@@ -48,6 +50,7 @@ from ..framework.scope import HOLDER_TICK
 from . import feed as feeding
 from .bound import Binder, returns_fresh
 from .instrument import INSTRUMENTS
+from .policies.admission import clock as admission_clock
 from .policies.base import MATH_THREADS, op_failure
 from .segment_node import PROGRESS_LOCAL, SegmentNode, thread_progress
 
@@ -92,15 +95,17 @@ def _direct_plan(recipe, policy):
     return segment, tuple(pool), tuple(fetches), writes, len(recipe.scope_inputs)
 
 
-def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_lock, scope=None):
+def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_lock, scope=None, gate=None):
     """The lane of `recipe` (see the module docstring): `sig` its feed signature, `names` its fetched names,
     `drops` the runner's DropScopeCounter (data parallel) or None, `run_lock` the lock a run writing the scope
     takes (or None), `scope` the scope every run uses (data parallel) or None (the one passed to each run). The
-    recipe must be bound (`recipe.bound`): the lane reads the holders it found."""
+    recipe must be bound (`recipe.bound`): the lane reads the holders it found. `gate`: the serving admission gate
+    (policies/admission.py) a direct lane passes before its run, or None."""
     bound = recipe.bound
     direct = _direct_plan(recipe, policy)
+    gated = gate is not None and direct is not None
     form = (len(sig), len(names), direct, drops is not None, bool(recipe.scope_outputs), scope is not None,
-            _binds(direct))        # the lane's shape: what its text depends on
+            _binds(direct), gated)        # the lane's shape: what its text depends on
     maker = _maker(_lane_source(*form))
     consts = dict(
         V=version, NAMES=list(names), SC=bound[0], E=bound[1], B=bound, recipe=recipe, policy=policy,
@@ -109,6 +114,8 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         fetch_names=feeding.fetch_names, fetched_view=fetched_view, as_fetch_result=feeding.as_fetch_result,
         raise_missing=feeding.raise_missing, after_failure=_after_failure, progress_of=thread_progress,
         local=PROGRESS_LOCAL)
+    if gated:
+        consts.update(GATE=gate, GL=gate.local, clock=admission_clock)
     for i, (name, shape, dtype) in enumerate(sig):
         consts['N%d' % i], consts['S%d' % i], consts['D%d' % i] = name, shape, dtype
     if names and len(names) == 1:
@@ -177,7 +184,7 @@ def _binder(direct, bound, recipe):
 
 
 def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool,
-                 binds: bool = False, entry: bool = False) -> str:
+                 binds: bool = False, gated: bool = False, entry: bool = False) -> str:
     """The text of `make(**consts) -> lane`: the checks and the run written out for one shape of recipe (how many
     feeds and fetches; direct or not; data parallel or not), every name, shape, dtype, holder and slot a constant of
     the closure. Reading it is the quickest way to see what a lane does. `entry`: the text of make_entry's
@@ -220,6 +227,9 @@ def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: 
         lines += ['        if scope is not SC or SC.erasures != E:', '            ' + miss]
     if counts:                # Paddle's drop-scope count (runner.py DropScopeCounter)
         lines += ['        drops()']
+    if gated:                 # serving admission (policies/admission.py): this thread's place, asked for when ended
+        params += ['GATE', 'GL', 'clock']
+        lines += ['        t = GL.ticket', '        if t.until <= clock():', '            GATE.enter(t)']
     indent = '        '
     if writes_scope and counts:
         lines += ['        with lock:']

@@ -55,6 +55,7 @@ from .lanes import LANE_CACHE_SIZE, make_lane
 from .passes.collective import sync_persistables
 from .passes.data_parallel import shared_persistables
 from .passes.stage import PLACE_VAR, STAGE_VAR
+from .policies.admission import serving_gate
 from .policies.base import MATH_THREADS
 from .policies.registry import policy_for_config
 from .policies.switch_interval import SWITCH_INTERVAL
@@ -221,6 +222,13 @@ class Runner:
         if MATH_THREADS.held != MATH_THREADS.n:
             MATH_THREADS.sync()
 
+    def _serving_gate(self):
+        """The admission gate an inline-policy runner's serving lanes pass (policies/admission.py), or None."""
+        config = self.config
+        if config.policy is ExecutorPolicy.USE_INLINE_EXECUTOR and config.serving_slots is not None:
+            return serving_gate(config.serving_slots)
+        return None
+
     @property
     def made_policy(self):
         """The policy if a run has made it, else None."""
@@ -352,7 +360,8 @@ class Runner:
         bound, made_for = recipe.lane_key
         if lane is None or bound is not recipe.bound or made_for is not policy:
             # made once per binding: runs alternating between feed signatures (batch sizes) switch lanes, not make
-            lane = make_lane(recipe, program._version, sig, names, policy, drops, self._run_lock, scope)
+            lane = make_lane(recipe, program._version, sig, names, policy, drops, self._run_lock, scope,
+                             self._serving_gate())
             recipe.lane, recipe.lane_key = lane, (recipe.bound, policy)
         lanes = self.lanes
         if len(lanes) >= LANE_CACHE_SIZE:

@@ -17,7 +17,9 @@ State: none per run beyond the caller's `values` list; shared between runs only 
 from read-only plan nodes (two threads computing the same order at once both get the same answer).
 Many threads may call run() at once; numba kernels release the GIL, so callers really overlap. An executor running
 this policy holds the GIL switch interval at 0.5 ms while it lives (policies/switch_interval.py, taken by its
-runner): with more callers than cores, CPython's 5 ms made waiting callers sit out whole intervals.
+runner): with more callers than cores, CPython's 5 ms made waiting callers sit out whole intervals. Its serving
+lanes (requests that are one compiled segment, lanes.py) pass the admission gate first (policies/admission.py): at
+most one request per core computes at once, and the callers beyond the cores sleep on the gate, not on the GIL.
 
 Failures: the first exception stops the run and is raised with the op and its variables named
 (policies/base.py op_failure).

@@ -1,0 +1,218 @@
+"""Serving admission (policies/admission.py): at most `slots` callers hold a place at once, a place lasts a
+quantum and is kept while nobody waits, handed to the oldest waiter when its quantum ends, and taken over when its
+holder stops asking; inline serving lanes pass the gate, other runs do not (lanes.py, runner.py);
+PADDLE_EXEC_SERVING_SLOTS sizes it or turns it off (executor/config.py)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import paddle_exec.fluid as fluid
+from paddle_exec.executor import bound as binding
+from paddle_exec.executor import lanes as lanes_module
+from paddle_exec.executor.config import RunConfig, read_environment, usable_cores
+from paddle_exec.executor.policies import admission
+from paddle_exec.executor.policies.admission import AdmissionGate, clock, serving_gate
+from paddle_exec.framework import unique_name
+
+QUANTUM = 0.02          # long enough that a busy test machine does not end a quantum between two lines
+
+
+def ask(gate: AdmissionGate):
+    """What a serving lane does before its run: this thread's ticket, asked for again when it has ended."""
+    ticket = gate.local.ticket
+    if ticket.until <= clock():
+        ticket = gate.enter(ticket)
+    return ticket
+
+
+def in_thread(fn):
+    """`fn()` on a new thread, started; (thread, box) where box[0] receives its result."""
+    box = []
+    thread = threading.Thread(target=lambda: box.append(fn()), daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_a_place_is_kept_while_nobody_waits():
+    gate = AdmissionGate(1, QUANTUM)
+    first = ask(gate)
+    assert first.held and gate.holders == [first]
+    assert ask(gate) is first                       # within its quantum: no lock, same ticket
+    time.sleep(QUANTUM * 1.5)
+    renewed = ask(gate)
+    assert renewed is first and renewed.until > clock() and gate.holders == [first]
+
+
+def test_a_caller_beyond_the_places_waits_for_the_end_of_a_quantum_then_takes_the_place():
+    gate = AdmissionGate(1, QUANTUM)
+    mine = ask(gate)
+    waiting, box = in_thread(lambda: ask(gate))
+    waiting.join(QUANTUM / 2)
+    assert waiting.is_alive() and len(gate.waiters) == 1          # no place free: it waits
+    time.sleep(max(0.0, mine.until - clock()))
+    # my quantum ended and someone waits: the place goes to them, and I wait behind them (until they let their
+    # quantum pass without asking: their thread has ended)
+    again = ask(gate)
+    waiting.join(5)
+    assert box and box[0] is not mine and not mine.held
+    assert box[0].until < again.until and again.held and gate.holders == [again]
+
+
+def test_waiters_are_granted_places_in_the_order_they_came():
+    gate = AdmissionGate(1, QUANTUM)
+    mine = ask(gate)
+    order, threads = [], []
+    for k in range(3):
+        def waiter(k=k):
+            ticket = ask(gate)
+            order.append(k)
+            time.sleep(max(0.0, ticket.until - clock()))
+            ask(gate)                           # hands the place on to the next one
+            return ticket
+        threads.append(in_thread(waiter)[0])
+        while len(gate.waiters) < k + 1:        # each queued before the next one comes
+            time.sleep(0.001)
+    time.sleep(max(0.0, mine.until - clock()))
+    ask(gate)
+    for t in threads:
+        t.join(5)
+    assert order == [0, 1, 2]
+
+
+def test_the_place_of_a_holder_that_stopped_asking_is_taken_over():
+    gate = AdmissionGate(1, QUANTUM)
+    gone, box = in_thread(lambda: ask(gate))        # takes the place and ends without asking again
+    gone.join(5)
+    abandoned = box[0]
+    start = clock()
+    mine = ask(gate)                                # waits, then takes the place over
+    assert mine.held and gate.holders == [mine] and not abandoned.held
+    assert clock() - start >= QUANTUM / 2           # not before the holder let its quantum end
+
+
+def test_no_more_callers_than_places_run_at_once():
+    gate = AdmissionGate(2, 0.05)
+    inside, most = [0], [0]
+    lock = threading.Lock()
+    stop = time.perf_counter() + 0.5
+
+    def caller():
+        while time.perf_counter() < stop:
+            ask(gate)
+            with lock:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.0002)                  # a request, shorter than the quantum
+            with lock:
+                inside[0] -= 1
+    threads = [threading.Thread(target=caller) for _ in range(6)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert most[0] == 2
+
+
+def test_a_caller_interrupted_while_waiting_leaves_the_queue(monkeypatch):
+    gate = AdmissionGate(1, QUANTUM)
+    ask(gate)
+
+    def interrupted(self, waiter):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(AdmissionGate, '_wait', interrupted)
+    thread, box = in_thread(lambda: pytest.raises(KeyboardInterrupt, ask, gate))
+    thread.join(5)
+    assert box and not gate.waiters and len(gate.holders) == 1
+
+
+def test_a_gate_needs_a_place():
+    with pytest.raises(ValueError, match='at least one place'):
+        AdmissionGate(0)
+
+
+def test_one_gate_per_slot_count_in_the_process():
+    assert serving_gate(3) is serving_gate(3) and serving_gate(3) is not serving_gate(4)
+
+
+@pytest.mark.parametrize('raw, want', [(None, 'cores'), ('', 'cores'), ('3', 3), ('off', None), ('0', None)])
+def test_the_environment_variable_sizes_the_gate(monkeypatch, raw, want):
+    if raw is None:
+        monkeypatch.delenv('PADDLE_EXEC_SERVING_SLOTS', raising=False)
+    else:
+        monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', raw)
+    config = RunConfig.for_executor(None, read_environment())
+    assert config.serving_slots == (usable_cores() if want == 'cores' else want)
+
+
+@pytest.mark.parametrize('raw', ['many', '-2', '1.5'])
+def test_a_malformed_slot_count_is_an_error_naming_the_variable(monkeypatch, raw):
+    monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', raw)
+    with pytest.raises(ValueError, match='PADDLE_EXEC_SERVING_SLOTS must be a number of requests'):
+        RunConfig.for_executor(None, read_environment())
+
+
+# --- the lanes that pass it ---------------------------------------------------------------------------------------
+
+def _served(monkeypatch, policy: str, slots: str = '5'):
+    """A warmed-up ParallelExecutor of one compiled segment under `policy`, and its run(); the gate of `slots`
+    places (a count no other test uses, so its holders are this test's)."""
+    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
+    monkeypatch.setenv('CPU_NUM', '1')
+    monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', slots)
+    monkeypatch.setattr(binding, 'BIND_AFTER', 0)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
+        y = fluid.layers.fc(x, 2, act='relu')
+    scope = fluid.Scope()
+    fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
+    es = fluid.ExecutionStrategy()
+    es.executor_policy = policy
+    pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope, exec_strategy=es)
+    feed = {'x': np.ones((4, 3), np.float32)}
+    w = np.asarray(scope.find_var('fc_0.w_0').get_tensor())
+    b = np.asarray(scope.find_var('fc_0.b_0').get_tensor())
+    want = np.maximum(feed['x'] @ w + b, 0)
+
+    def run():
+        got = pe.run(feed=feed, fetch_list=[y.name])[0]
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    for _ in range(4):
+        run()
+    return pe, run
+
+
+def test_an_inline_serving_lane_passes_the_gate(monkeypatch):
+    pe, run = _served(monkeypatch, 'USE_INLINE_EXECUTOR', '5')
+    gate = serving_gate(5)
+    lane = next(iter(pe._compiled_program._executor.lanes.values()))
+    assert 'GATE.enter' in lane.__code__.co_names or 'GATE' in lane.__code__.co_freevars
+
+    def request():
+        run()
+        return gate.local.ticket
+    thread, box = in_thread(request)             # a new thread: its first request asks the gate for a place
+    thread.join(30)
+    assert box and box[0].held and box[0] in gate.holders
+    pe.close()
+
+
+def test_other_policies_and_a_gate_turned_off_do_not_pass_it(monkeypatch):
+    calls = []
+    monkeypatch.setattr(admission.AdmissionGate, 'enter', lambda self, t: calls.append(t))
+    for policy, slots in (('USE_NORMAL_EXECUTOR', '6'), ('USE_INLINE_EXECUTOR', 'off')):
+        pe, run = _served(monkeypatch, policy, slots)
+        thread, _ = in_thread(run)
+        thread.join(30)
+        lane = next(iter(pe._compiled_program._executor.lanes.values()))
+        assert 'GATE' not in lane.__code__.co_freevars
+        pe.close()
+    assert calls == []
+
+
+def test_the_lane_text_asks_the_gate_only_when_gated():
+    gated = lanes_module._lane_source(1, 1, None, False, False, True, gated=True)
+    plain = lanes_module._lane_source(1, 1, None, False, False, True)
+    assert 'GATE.enter(t)' in gated and 'GATE' not in plain
