@@ -94,6 +94,15 @@ def test_the_place_of_a_holder_that_stopped_asking_is_taken_over():
     assert clock() - start >= QUANTUM / 2           # not before the holder let its quantum end
 
 
+def test_a_new_caller_takes_a_place_left_stale_at_once():
+    gate = AdmissionGate(1, QUANTUM)
+    gone, box = in_thread(lambda: ask(gate))
+    gone.join(5)
+    time.sleep(QUANTUM * 2.5)                       # its holder let a whole quantum pass after its end
+    mine = ask(gate)
+    assert mine.held and gate.holders == [mine] and not box[0].held and not gate.waiters
+
+
 def test_no_more_callers_than_places_run_at_once():
     gate = AdmissionGate(2, 0.05)
     inside, most = [0], [0]

@@ -20,10 +20,11 @@ Rules.
 - A place is held for QUANTUM (1 ms: a few hundred serving requests) from when it was granted. When it ends, the
   thread's next request asks again: with nobody waiting it keeps its place; else the place goes to the oldest
   waiter (first come, first served) and the thread waits behind the others.
-- A waiter that has waited a quantum takes over any place whose holder let a whole quantum pass after its end
-  without asking again: the holder is idle, gone, or inside one long request. Nothing deadlocks on a holder that
-  stopped calling, and a long request (longer than the quantum, where the GIL's hand-overs no longer matter) lets
-  one more caller in while it runs.
+- A caller that finds no free place, and a waiter as soon as it could have happened, takes over any place whose
+  holder let a whole quantum pass after its end without asking again: the holder is idle, gone, or inside one long
+  request. Nothing deadlocks on a holder that stopped calling, the callers of a new burst of threads take the places
+  of the last burst's within a quantum or two, and a long request (longer than the quantum, where the GIL's
+  hand-overs no longer matter) lets one more caller in while it runs.
 - Only direct inline lanes pass the gate (lanes.py): requests that are one compiled segment, no Python op, no reader,
   so an admitted request never waits for another caller's request. Every other run is not gated.
 - PADDLE_EXEC_SERVING_SLOTS (executor/config.py): the number of places (default: the usable cores), or `off`.
@@ -98,10 +99,12 @@ class AdmissionGate:
                     ticket.until = now + self.quantum
                     return ticket
                 self._hand_over(ticket, now)
-            elif len(self.holders) < self.slots and not self.waiters:
-                ticket = self._grant(now)
-                self.local.ticket = ticket
-                return ticket
+            else:
+                self._reclaim(now)
+                if len(self.holders) < self.slots and not self.waiters:
+                    ticket = self._grant(now)
+                    self.local.ticket = ticket
+                    return ticket
             waiter = _Waiter()
             self.waiters.append(waiter)
         try:
@@ -118,11 +121,21 @@ class AdmissionGate:
             if waiter.ticket is None:
                 self.waiters.remove(waiter)
             elif waiter.ticket.held:
-                if self.waiters:
-                    self._hand_over(waiter.ticket, clock())
-                else:
-                    waiter.ticket.held = False
-                    self.holders.remove(waiter.ticket)
+                self._release(waiter.ticket, clock())
+
+    def _release(self, ticket: Ticket, now: float) -> None:
+        """`ticket`'s place to the oldest waiter, or free when nobody waits (the gate's lock held)."""
+        if self.waiters:
+            self._hand_over(ticket, now)
+        else:
+            ticket.held = False
+            self.holders.remove(ticket)
+
+    def _reclaim(self, now: float) -> None:
+        """The places whose holders let a whole quantum pass after their end without asking: to the waiters, or
+        free (the gate's lock held)."""
+        for stale in [t for t in self.holders if t.until + self.quantum < now]:
+            self._release(stale, now)
 
     def _grant(self, now: float) -> Ticket:
         ticket = Ticket(now + self.quantum, True)
@@ -138,18 +151,18 @@ class AdmissionGate:
         waiter.wake.release()
 
     def _wait(self, waiter: _Waiter) -> Ticket:
-        """Blocks until `waiter` is granted a place; after each quantum of waiting, takes over the places whose
-        holders let a whole quantum pass after their end."""
-        while not waiter.wake.acquire(timeout=self.patience):
+        """Blocks until `waiter` is granted a place. It sleeps until the first holder could have let a whole
+        quantum pass after its end (at least a quarter quantum, at most PATIENCE quanta), then takes over the places
+        whose holders did."""
+        timeout = self.patience
+        while not waiter.wake.acquire(timeout=timeout):
             with self._lock:
-                if waiter.ticket is not None:       # granted as the wait ended
-                    break
-                now = clock()
-                for stale in [t for t in self.holders if t.until + self.quantum < now]:
-                    if not self.waiters:
-                        break
-                    self._hand_over(stale, now)
-                if waiter.ticket is not None:
+                if waiter.ticket is None:
+                    now = clock()
+                    self._reclaim(now)
+                    first = min((t.until for t in self.holders), default=now) + self.quantum - now
+                    timeout = min(self.patience, max(self.quantum / 4, first))
+                if waiter.ticket is not None:       # granted: as the wait ended, or just now
                     break
         return waiter.ticket
 
