@@ -52,3 +52,18 @@ def case_cpu_num(monkeypatch):
         else:
             monkeypatch.delenv('CPU_NUM', raising=False)
     return pin
+
+
+@pytest.fixture
+def config_with(monkeypatch):
+    """config_with(name, raw): the plain Executor's RunConfig with the environment variable `name` set to `raw`
+    (None: unset), read from the environment as an executor reads it."""
+    from paddle_exec.executor.config import RunConfig, read_environment
+
+    def config(name: str, raw):
+        if raw is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, raw)
+        return RunConfig.for_executor(None, read_environment())
+    return config

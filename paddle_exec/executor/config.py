@@ -507,36 +507,31 @@ def _process_settings(env: Environment) -> dict:
 
 def _serving_slots(env: Environment) -> int | None:
     """PADDLE_EXEC_SERVING_SLOTS: a number of places >= 1, or off (None); unset or empty: the usable cores."""
-    raw = env.get(SERVING_SLOTS_ENV_VAR)
-    if raw is None or raw.strip() == '':
-        return usable_cores()
-    if raw.strip().lower() in ('off', 'none', 'false', '0'):
-        return None
-    try:
-        slots = int(raw)
-    except ValueError:
-        slots = 0
-    if slots < 1:
-        raise ValueError('%s must be a number of requests computing at once (>= 1) or off, got %r'
-                         % (SERVING_SLOTS_ENV_VAR, raw))
-    return slots
+    return _number_or_off(env, SERVING_SLOTS_ENV_VAR, usable_cores(), int, lambda n: n >= 1,
+                          'a number of requests computing at once (>= 1)')
 
 
 def _switch(env: Environment) -> float | None:
     """PADDLE_EXEC_SWITCH_INTERVAL: seconds > 0, or off (None); unset or empty: SERVING_INTERVAL."""
-    raw = env.get(SWITCH_INTERVAL_ENV_VAR)
+    return _number_or_off(env, SWITCH_INTERVAL_ENV_VAR, SERVING_INTERVAL, float, lambda t: 0 < t < 1e3,
+                          'a switch interval in seconds (> 0)')
+
+
+def _number_or_off(env: Environment, name: str, default, parse, valid, what: str):
+    """The variable `name` read by `parse`, or None when it says off (off, none, false, 0); unset or empty:
+    `default`. A value `parse` refuses or `valid` rejects is an error naming the variable and saying `what`."""
+    raw = env.get(name)
     if raw is None or raw.strip() == '':
-        return SERVING_INTERVAL
+        return default
     if raw.strip().lower() in ('off', 'none', 'false', '0'):
         return None
     try:
-        seconds = float(raw)
+        value = parse(raw)
     except ValueError:
-        seconds = 0.0
-    if not 0 < seconds < 1e3:
-        raise ValueError('%s must be a switch interval in seconds (> 0) or off, got %r'
-                         % (SWITCH_INTERVAL_ENV_VAR, raw))
-    return seconds
+        value = None
+    if value is None or not valid(value):
+        raise ValueError('%s must be %s or off, got %r' % (name, what, raw))
+    return value
 
 
 def _fuse_size(env: Environment) -> float:

@@ -13,7 +13,7 @@ import pytest
 import paddle_exec.fluid as fluid
 from paddle_exec.executor import bound as binding
 from paddle_exec.executor import lanes as lanes_module
-from paddle_exec.executor.config import RunConfig, read_environment, usable_cores
+from paddle_exec.executor.config import usable_cores
 from paddle_exec.executor.policies import admission
 from paddle_exec.executor.policies.admission import AdmissionGate, clock, serving_gate
 from paddle_exec.framework import unique_name
@@ -146,20 +146,15 @@ def test_one_gate_per_slot_count_in_the_process():
 
 
 @pytest.mark.parametrize('raw, want', [(None, 'cores'), ('', 'cores'), ('3', 3), ('off', None), ('0', None)])
-def test_the_environment_variable_sizes_the_gate(monkeypatch, raw, want):
-    if raw is None:
-        monkeypatch.delenv('PADDLE_EXEC_SERVING_SLOTS', raising=False)
-    else:
-        monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', raw)
-    config = RunConfig.for_executor(None, read_environment())
-    assert config.serving_slots == (usable_cores() if want == 'cores' else want)
+def test_the_environment_variable_sizes_the_gate(config_with, raw, want):
+    slots = config_with('PADDLE_EXEC_SERVING_SLOTS', raw).serving_slots
+    assert slots == (usable_cores() if want == 'cores' else want)
 
 
 @pytest.mark.parametrize('raw', ['many', '-2', '1.5'])
-def test_a_malformed_slot_count_is_an_error_naming_the_variable(monkeypatch, raw):
-    monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', raw)
+def test_a_malformed_slot_count_is_an_error_naming_the_variable(config_with, raw):
     with pytest.raises(ValueError, match='PADDLE_EXEC_SERVING_SLOTS must be a number of requests'):
-        RunConfig.for_executor(None, read_environment())
+        config_with('PADDLE_EXEC_SERVING_SLOTS', raw)
 
 
 # --- the lanes that pass it ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import paddle_exec.fluid as fluid
-from paddle_exec.executor.config import SERVING_INTERVAL, ExecutorPolicy, RunConfig, read_environment
+from paddle_exec.executor.config import SERVING_INTERVAL, ExecutorPolicy
 from paddle_exec.executor.policies.switch_interval import (
     PYTHON_DEFAULT,
     SWITCH_INTERVAL,
@@ -64,20 +64,14 @@ def test_an_interval_changed_during_the_hold_is_not_overwritten_at_its_end(pytho
 
 @pytest.mark.parametrize('raw, want', [(None, SERVING_INTERVAL), ('', SERVING_INTERVAL), ('0.001', 0.001),
                                        ('off', None), ('0', None)])
-def test_the_environment_variable_chooses_the_interval(monkeypatch, raw, want):
-    if raw is None:
-        monkeypatch.delenv('PADDLE_EXEC_SWITCH_INTERVAL', raising=False)
-    else:
-        monkeypatch.setenv('PADDLE_EXEC_SWITCH_INTERVAL', raw)
-    config = RunConfig.for_executor(None, read_environment())
-    assert config.switch_interval == want
+def test_the_environment_variable_chooses_the_interval(config_with, raw, want):
+    assert config_with('PADDLE_EXEC_SWITCH_INTERVAL', raw).switch_interval == want
 
 
 @pytest.mark.parametrize('raw', ['fast', '-1', '1e9'])
-def test_a_malformed_interval_is_an_error_naming_the_variable(monkeypatch, raw):
-    monkeypatch.setenv('PADDLE_EXEC_SWITCH_INTERVAL', raw)
+def test_a_malformed_interval_is_an_error_naming_the_variable(config_with, raw):
     with pytest.raises(ValueError, match='PADDLE_EXEC_SWITCH_INTERVAL must be a switch interval'):
-        RunConfig.for_executor(None, read_environment())
+        config_with('PADDLE_EXEC_SWITCH_INTERVAL', raw)
 
 
 def _tower():
