@@ -21,6 +21,9 @@ def reader_creator(n, seed):
     return reader
 
 
+# the initial weights seeded: the check below compares the last test loss with the first batch's, and an unseeded
+# start whose first loss happened to be low failed it once (0.087 against 0.1 * 0.84)
+fluid.default_startup_program().random_seed = 90
 x = fluid.layers.data(name='x', shape=[13], dtype='float32')
 y = fluid.layers.data(name='y', shape=[1], dtype='float32')
 y_predict = fluid.layers.fc(input=x, size=1, act=None)
