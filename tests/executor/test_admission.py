@@ -103,6 +103,30 @@ def test_a_new_caller_takes_a_place_left_stale_at_once():
     assert mine.held and gate.holders == [mine] and not box[0].held and not gate.waiters
 
 
+def test_the_place_of_a_departed_holder_goes_to_callers_that_hand_one_place_back_and_forth():
+    # two places: one taken by a thread that ends at once (its place fresh), one by the callers that remain. They
+    # hand their place over at every quantum's end, so neither waits long enough to look for stale places itself:
+    # the gate's own slow path must find the departed place and give it to the waiter
+    gate = AdmissionGate(2, QUANTUM)
+    gone, box = in_thread(lambda: ask(gate))
+    gone.join(5)
+    departed = box[0]
+    waits = []
+    stop = clock() + QUANTUM * 12
+
+    def caller():
+        while clock() < stop:
+            before = clock()
+            ask(gate)
+            waits.append(clock() - before)
+            time.sleep(QUANTUM / 10)
+    threads = [threading.Thread(target=caller) for _ in range(2)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert not departed.held and departed not in gate.holders and len(gate.holders) == 2
+    assert sum(w > QUANTUM / 2 for w in waits) <= 3        # a wait or two at the start, then none
+
+
 def test_no_more_callers_than_places_run_at_once():
     gate = AdmissionGate(2, 0.05)
     inside, most = [0], [0]

@@ -23,11 +23,12 @@ Rules.
 - A place is held for QUANTUM (2 ms: a few hundred serving requests) from when it was granted. When it ends, the
   thread's next request asks again: with nobody waiting it keeps its place; else the place goes to the oldest
   waiter (first come, first served) and the thread waits behind the others.
-- A caller that finds no free place, and a waiter as soon as it could have happened, takes over any place whose
-  holder let a whole quantum pass after its end without asking again: the holder is idle, gone, or inside one long
-  request. Nothing deadlocks on a holder that stopped calling, the callers of a new burst of threads take the places
-  of the last burst's within a quantum or two, and a long request (longer than the quantum, where the GIL's
-  hand-overs no longer matter) lets one more caller in while it runs.
+- Every slow path (a caller whose quantum ended, a new caller, a waiter as soon as it could have happened) takes
+  over any place whose holder let a whole quantum pass after its end without asking again (the holder is idle,
+  gone, or inside one long request), and gives every free place to the oldest waiters. Nothing deadlocks on a
+  holder that stopped calling, the callers of a new burst of threads take the places of the last burst's within a
+  quantum or two, and a long request (longer than the quantum, where the GIL's hand-overs no longer matter) lets
+  one more caller in while it runs.
 - Only direct inline lanes pass the gate (lanes.py): requests that are one compiled segment, no Python op, no reader,
   so an admitted request never waits for another caller's request. Every other run is not gated.
 - PADDLE_EXEC_SERVING_SLOTS (executor/config.py): the number of places (default: the usable cores), or `off`.
@@ -97,17 +98,16 @@ class AdmissionGate:
         `local.ticket`)."""
         now = clock()
         with self._lock:
+            self._reclaim(now)
             if ticket.held:
                 if not self.waiters:
                     ticket.until = now + self.quantum
                     return ticket
                 self._hand_over(ticket, now)
-            else:
-                self._reclaim(now)
-                if len(self.holders) < self.slots and not self.waiters:
-                    ticket = self._grant(now)
-                    self.local.ticket = ticket
-                    return ticket
+            elif len(self.holders) < self.slots and not self.waiters:
+                ticket = self._grant(now)
+                self.local.ticket = ticket
+                return ticket
             waiter = _Waiter()
             self.waiters.append(waiter)
         try:
@@ -124,21 +124,28 @@ class AdmissionGate:
             if waiter.ticket is None:
                 self.waiters.remove(waiter)
             elif waiter.ticket.held:
-                self._release(waiter.ticket, clock())
-
-    def _release(self, ticket: Ticket, now: float) -> None:
-        """`ticket`'s place to the oldest waiter, or free when nobody waits (the gate's lock held)."""
-        if self.waiters:
-            self._hand_over(ticket, now)
-        else:
-            ticket.held = False
-            self.holders.remove(ticket)
+                self._free(waiter.ticket)
+                self._fill(clock())
 
     def _reclaim(self, now: float) -> None:
-        """The places whose holders let a whole quantum pass after their end without asking: to the waiters, or
-        free (the gate's lock held)."""
+        """The places whose holders let a whole quantum pass after their end without asking are freed, then every
+        free place goes to a waiter (the gate's lock held). Every slow path runs it first: a place left by a thread
+        that stopped calling must not sit out of use while the callers that remain hand one place back and forth
+        (they never wait long enough to look for it themselves)."""
         for stale in [t for t in self.holders if t.until + self.quantum < now]:
-            self._release(stale, now)
+            self._free(stale)
+        self._fill(now)
+
+    def _free(self, ticket: Ticket) -> None:
+        ticket.held = False
+        self.holders.remove(ticket)
+
+    def _fill(self, now: float) -> None:
+        """The free places to the oldest waiters (the gate's lock held)."""
+        while self.waiters and len(self.holders) < self.slots:
+            waiter = self.waiters.popleft()
+            waiter.ticket = self._grant(now)
+            waiter.wake.release()
 
     def _grant(self, now: float) -> Ticket:
         ticket = Ticket(now + self.quantum, True)
@@ -146,12 +153,9 @@ class AdmissionGate:
         return ticket
 
     def _hand_over(self, ticket: Ticket, now: float) -> None:
-        """`ticket`'s place to the oldest waiter (the gate's lock held)."""
-        ticket.held = False
-        self.holders.remove(ticket)
-        waiter = self.waiters.popleft()
-        waiter.ticket = self._grant(now)
-        waiter.wake.release()
+        """`ticket`'s place to the oldest waiter (the gate's lock held, someone waits)."""
+        self._free(ticket)
+        self._fill(now)
 
     def _wait(self, waiter: _Waiter) -> Ticket:
         """Blocks until `waiter` is granted a place. It sleeps until the first holder could have let a whole
