@@ -13,7 +13,8 @@ process, a trivial body). On two cores, with several serving threads, the time a
 far it scales (docs/compiled.md, "What a serving request is made of").
 
 The table. Per bound argument, its data address and its dimensions: `[address, d0, d1, ..., address, d0, ...]`
-(int64). The bound variant of the segment's code (codegen.segment_source with `bound`) starts with one
+(int64), then, for a lane that takes serving turns (a gated lane: policies/serving_turn.py), the turn word's
+address. The bound variant of the segment's code (codegen.segment_source with `bound`) starts with one
 `carray(address_at(table[i]), (table[i + 1], ...), dtype)` per bound argument (C-contiguous arrays of the dtype and
 rank written in the text), then is the segment's own text. The addresses are never in the code: it stays the same
 text for every process and numba caches it on disk as it caches the segment (the same key rules: the text, the
@@ -120,8 +121,9 @@ class Binder:
     """The bound state of one lane's segment (see the module docstring). `positions` are the segment's argument
     positions read from the scope (the rest are fed, in order), `tensors` their holders (LoDTensors)."""
 
-    def __init__(self, segment, positions: tuple, tensors: tuple):
+    def __init__(self, segment, positions: tuple, tensors: tuple, turn: int | None = None):
         self.segment = segment
+        self.turn = turn                         # the serving turn's word (policies/serving_turn.py), or None
         self.positions = tuple(positions)
         self.tensors = tuple(tensors)
         self.state = [_UNBOUND]                  # one tuple, replaced whole: readers never see half a state
@@ -177,6 +179,8 @@ class Binder:
         for a in arrays:
             table.append(a.ctypes.data)
             table.extend(a.shape)
+        if self.turn is not None:
+            table.append(self.turn)
         state = self.state[0] = (tick, fn, np.array(table, np.int64), arrays, outputs)
         return state
 
@@ -187,9 +191,11 @@ class Binder:
             positions = set(self.positions)
             bound = [(segment.in_locals[p], dtype, ndim) for p, (dtype, ndim) in zip(self.positions, layout)]
             rest = [s for p, s in enumerate(segment.in_locals) if p not in positions]
-            title = '%s; parameters bound%s (bound.py %s)' % (segment.label, ', results into' if into else '',
-                                                              BOUND_FINGERPRINT)
-            source = segment_source(segment.calls, rest, segment.out_locals, title, bound=bound, into=into)
+            title = '%s; parameters bound%s%s (bound.py %s)' % (
+                segment.label, ', results into' if into else '', ', serving turns' if self.turn is not None else '',
+                BOUND_FINGERPRINT)
+            source = segment_source(segment.calls, rest, segment.out_locals, title, bound=bound, into=into,
+                                    turn=self.turn is not None)
             code = self._codes[(layout, into)] = segment_code(source, segment_key(source), segment.code.folder)
         return code
 

@@ -41,6 +41,11 @@ the value) and the function returns 0, so numba boxes no result. A serving lane 
 (~0.15 us each, against ~0.45 us for numba to box a returned array) and on 1 (a value of another shape: its shape
 depends on the data) takes its usual path.
 
+Turn (`turn`, executor/policies/serving_turn.py; with `bound` only): the serving turn's word is the table's last
+entry; the function starts with `turn_end(table[k])` (its thread's Python part is over) and, on its way out with
+its results, ends with `turn_take(table[k])` (it waits, without the GIL, for another serving thread's Python part
+to end, so its reacquire of the GIL finds the GIL free).
+
 The key is a hash of the text and of a fingerprint of the kernels' sources and the numba/numpy versions: numba's
 cache checks only the generated file, so a change in a kernel it calls must change the file's name.
 """
@@ -63,6 +68,7 @@ FUNCTION_NAME = 'segment'
 SINK_ALIAS = 'sink_write'
 INTO_ALIAS = 'write_same'
 ADDRESS_ALIAS = 'address_at'
+TURN_MODULE = 'paddle_exec.kernels.segment.turn'
 BOUND_MODULE = 'paddle_exec.executor.bound'      # named, not imported: bound.py imports this module
 
 
@@ -192,11 +198,12 @@ def _bound_lines(bound) -> list:
 
 
 def segment_source(calls: list, inputs: list, outputs: list, title: str = '', sinks=(), bound=(),
-                   into: bool = False) -> str:
+                   into: bool = False, turn: bool = False) -> str:
     """The module text of one segment: imports, then `segment([progress,] [table,] *inputs, *sinks) ->
     tuple(outputs)`; `sinks` are output locals written into arrays passed after the inputs, `bound` (local, dtype,
     ndim) per input read from `table` instead, `into`: every output written into an array passed after the inputs,
-    0 returned (1: a value of another shape) (see the module docstring)."""
+    0 returned (1: a value of another shape), `turn`: the serving turn ended and taken with the word at the end of
+    the table (see the module docstring)."""
     aliases: dict = {}
     imports = []
     for call in calls:
@@ -215,12 +222,18 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
         imports.append('from %s import %s as %s' % (module, name, INTO_ALIAS))
     if bound:
         imports += ['from numba import carray', 'from %s import address_at as %s' % (BOUND_MODULE, ADDRESS_ALIAS)]
+    if turn:
+        if not bound:
+            raise ValueError('a segment takes serving turns only with bound parameters (the word is in the table)')
+        imports.append('from %s import turn_end, turn_take' % TURN_MODULE)
+        word = 'table[%d]' % sum(1 + ndim for _, _, ndim in bound)
     head = ['"""paddle_exec compiled segment (generated; do not edit): %s"""' % title.replace('"', "'"),
             'import numpy as np', ''] + imports + ['', '']
     tracked = tracks_progress(calls)
     params = ', '.join((['progress'] if tracked else []) + (['table'] if bound else []) + ['v%d' % s for s in inputs]
                        + ['s%d' % s for s in sinks] + (['o%d' % s for s in outputs] if into else []))
-    body = ['def %s(%s):' % (FUNCTION_NAME, params)] + _bound_lines(bound)
+    body = ['def %s(%s):' % (FUNCTION_NAME, params)] + (['    turn_end(%s)' % word] if turn else [])
+    body += _bound_lines(bound)
     for k, call in enumerate(calls):
         args = [_slot_expr(s) for s in call.ins] + [render_constant(a) for a in call.args]
         expr = '%s(%s)' % (aliases[id(call.kernel)], ', '.join(args))
@@ -239,6 +252,8 @@ def segment_source(calls: list, inputs: list, outputs: list, title: str = '', si
             _sink_lines(body, call.outs, sunk)
         if into:
             _into_lines(body, call.outs, outputs)
+    if turn:
+        body.append('    turn_take(%s)' % word)
     if into:
         body.append('    return 0')
     else:

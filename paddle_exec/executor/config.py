@@ -30,6 +30,9 @@ Nothing else in the package looks at `os.environ`, and nothing writes it. The va
     PADDLE_EXEC_SERVING_SLOTS  how many inline requests that are one compiled segment compute at once, the other
                                callers waiting their turn (default: the usable cores; `off`: no limit;
                                policies/admission.py)
+    PADDLE_EXEC_SERVING_SPIN   microseconds an admitted serving thread spins, without the GIL, waiting for another's
+                               Python part to end before it takes the GIL the usual way (default 10; `off`: no
+                               serving turns; policies/serving_turn.py)
     PADDLE_TRAINER_ID, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ENDPOINTS, PADDLE_CURRENT_ENDPOINT
                                this process's place in a job of several trainers (Paddle's launcher sets them,
                                paddle_exec.distributed.launch too); read by `trainer_environment`
@@ -83,6 +86,8 @@ COMPILE_ENV_VAR = 'PADDLE_EXEC_COMPILE'
 SWITCH_INTERVAL_ENV_VAR = 'PADDLE_EXEC_SWITCH_INTERVAL'
 SERVING_INTERVAL = 0.0005       # the GIL switch interval inline executors hold (policies/switch_interval.py)
 SERVING_SLOTS_ENV_VAR = 'PADDLE_EXEC_SERVING_SLOTS'
+SERVING_SPIN_ENV_VAR = 'PADDLE_EXEC_SERVING_SPIN'
+SERVING_SPIN_US = 10.0          # the serving turns' budget (policies/serving_turn.py)
 CACHE_DIR_ENV_VAR = 'PADDLE_EXEC_CACHE_DIR'
 COMPILE_MODES = ('off', 'reference', 'tiered', 'sync')
 _PREFIXES = ('FLAGS_', 'PADDLE_EXEC_')
@@ -445,6 +450,7 @@ class RunConfig:
     cap_malloc_arenas: bool = True
     switch_interval: float | None = SERVING_INTERVAL     # held by inline-policy executors (policies/switch_interval.py)
     serving_slots: int | None = None    # inline requests computing at once (policies/admission.py); None: no gate
+    serving_spin: float | None = None   # the serving turns' budget, us (policies/serving_turn.py); None: no turns
     compile: CompileOptions = CompileOptions(mode='off')
 
     @functools.cached_property
@@ -502,13 +508,19 @@ def _process_settings(env: Environment) -> dict:
     """The RunConfig fields read from the environment alike by every executor: the fused all-reduce size, whether
     the policies cap glibc's arenas, the GIL switch interval inline executors hold, their serving admission."""
     return {'fuse_grad_size_mb': _fuse_size(env), 'cap_malloc_arenas': env.get('MALLOC_ARENA_MAX') is None,
-            'switch_interval': _switch(env), 'serving_slots': _serving_slots(env)}
+            'switch_interval': _switch(env), 'serving_slots': _serving_slots(env), 'serving_spin': _serving_spin(env)}
 
 
 def _serving_slots(env: Environment) -> int | None:
     """PADDLE_EXEC_SERVING_SLOTS: a number of places >= 1, or off (None); unset or empty: the usable cores."""
     return _number_or_off(env, SERVING_SLOTS_ENV_VAR, usable_cores(), int, lambda n: n >= 1,
                           'a number of requests computing at once (>= 1)')
+
+
+def _serving_spin(env: Environment) -> float | None:
+    """PADDLE_EXEC_SERVING_SPIN: microseconds > 0, or off (None); unset or empty: SERVING_SPIN_US."""
+    return _number_or_off(env, SERVING_SPIN_ENV_VAR, SERVING_SPIN_US, float, lambda t: 0 < t < 1e6,
+                          'microseconds a serving thread spins for its turn (> 0)')
 
 
 def _switch(env: Environment) -> float | None:

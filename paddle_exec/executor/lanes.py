@@ -120,7 +120,7 @@ def make_lane(recipe, version: int, sig: tuple, names: list, policy, drops, run_
         consts['N%d' % i], consts['S%d' % i], consts['D%d' % i] = name, shape, dtype
     if names and len(names) == 1:
         consts['F0'] = names[0]
-    binder = _binder(direct, bound, recipe)
+    binder = _binder(direct, bound, recipe, gate.turn if gated else None)
     if binder is not None:
         consts.update(BS=binder.state, HT=HOLDER_TICK, rebind=binder.rebind, BN=binder, empty=np.empty,
                       FA=FetchedArray)
@@ -173,14 +173,15 @@ def _binds(direct) -> bool:
     return n_scope > 0 and all(k < 0 for k in writes) and returns_fresh(segment)
 
 
-def _binder(direct, bound, recipe):
-    """The Binder of a lane that binds (`_binds`): the segment's arguments read from the scope and their holders."""
+def _binder(direct, bound, recipe, turn):
+    """The Binder of a lane that binds (`_binds`): the segment's arguments read from the scope and their holders;
+    `turn` the serving turn's word its code takes turns with (a gated lane's, policies/serving_turn.py) or None."""
     if not _binds(direct):
         return None
     segment, pool, n_feed = direct[0], direct[1], len(recipe.feed_slots)
     positions = tuple(a for a, p in enumerate(pool) if p >= n_feed)
     tensors = tuple(bound[2][pool[a] - n_feed][1] for a in positions)
-    return Binder(segment, positions, tensors)
+    return Binder(segment, positions, tensors, turn)
 
 
 def _lane_source(n_feed: int, n_fetch: int, direct, counts: bool, writes_scope: bool, fixed_scope: bool,

@@ -226,7 +226,7 @@ class Runner:
         """The admission gate an inline-policy runner's serving lanes pass (policies/admission.py), or None."""
         config = self.config
         if config.policy is ExecutorPolicy.USE_INLINE_EXECUTOR and config.serving_slots is not None:
-            return serving_gate(config.serving_slots)
+            return serving_gate(config.serving_slots, config.serving_spin)
         return None
 
     @property

@@ -13,7 +13,7 @@ import pytest
 import paddle_exec.fluid as fluid
 from paddle_exec.executor import bound as binding
 from paddle_exec.executor import lanes as lanes_module
-from paddle_exec.executor.config import usable_cores
+from paddle_exec.executor.config import SERVING_SPIN_US, usable_cores
 from paddle_exec.executor.policies import admission
 from paddle_exec.executor.policies.admission import AdmissionGate, clock, serving_gate
 from paddle_exec.framework import unique_name
@@ -214,7 +214,7 @@ def _served(monkeypatch, policy: str, slots: str = '5'):
 
 def test_an_inline_serving_lane_passes_the_gate(monkeypatch):
     pe, run = _served(monkeypatch, 'USE_INLINE_EXECUTOR', '5')
-    gate = serving_gate(5)
+    gate = serving_gate(5, SERVING_SPIN_US)          # the runner's: 5 places, turns with the default budget
     lane = next(iter(pe._compiled_program._executor.lanes.values()))
     assert 'GATE.enter' in lane.__code__.co_names or 'GATE' in lane.__code__.co_freevars
 

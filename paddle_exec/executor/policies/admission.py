@@ -31,13 +31,17 @@ Rules.
   one more caller in while it runs.
 - Only direct inline lanes pass the gate (lanes.py): requests that are one compiled segment, no Python op, no reader,
   so an admitted request never waits for another caller's request. Every other run is not gated.
-- PADDLE_EXEC_SERVING_SLOTS (executor/config.py): the number of places (default: the usable cores), or `off`.
+- The admitted threads take the GIL in turns (serving_turn.py): a thread gives its turn up before it waits here.
+- PADDLE_EXEC_SERVING_SLOTS (executor/config.py): the number of places (default: the usable cores), or `off`;
+  PADDLE_EXEC_SERVING_SPIN the turns' budget.
 """
 from __future__ import annotations
 
 import collections
 import threading
 import time
+
+from .serving_turn import release, serving_turn
 
 __all__ = ['AdmissionGate', 'Ticket', 'serving_gate', 'QUANTUM', 'clock']
 
@@ -76,15 +80,18 @@ class _Local(threading.local):
 class AdmissionGate:
     """`slots` places for callers, each held for `quantum` seconds (see the module docstring).
 
+    turn      the serving turn's word (serving_turn.py) the gated lanes take turns with, or None; a thread gives
+              its turn up before it waits here
     holders   the tickets holding a place (at most `slots`)
     waiters   threads waiting for one, oldest first
     local     each thread's ticket (`local.ticket`; _EXPIRED before its first request)
     """
 
-    def __init__(self, slots: int, quantum: float | None = None):
+    def __init__(self, slots: int, quantum: float | None = None, turn: int | None = None):
         if slots < 1:
             raise ValueError('an admission gate needs at least one place, got %d' % slots)
         self.slots = slots
+        self.turn = turn            # the serving turn's word its lanes take turns with (serving_turn.py), or None
         self.quantum = QUANTUM if quantum is None else quantum
         self.patience = PATIENCE * self.quantum
         self.holders: list[Ticket] = []
@@ -110,6 +117,7 @@ class AdmissionGate:
                 return ticket
             waiter = _Waiter()
             self.waiters.append(waiter)
+        release(self.turn)              # asleep here, this thread must not keep the admitted ones spinning
         try:
             ticket = self._wait(waiter)
         except BaseException:           # interrupted while waiting (KeyboardInterrupt): leave no place behind
@@ -174,14 +182,18 @@ class AdmissionGate:
         return waiter.ticket
 
 
-_GATES: dict[int, AdmissionGate] = {}
+_GATES: dict[tuple, AdmissionGate] = {}
 _GATES_LOCK = threading.Lock()
 
 
-def serving_gate(slots: int) -> AdmissionGate:
-    """The process's gate with `slots` places (one per slot count; normally there is one, the cores')."""
-    gate = _GATES.get(slots)
+def serving_gate(slots: int, spin_us: float | None = None) -> AdmissionGate:
+    """The process's gate with `slots` places whose lanes take serving turns with a `spin_us` budget (None: no
+    turns); one per (slots, spin_us), normally one: the cores' and the default budget."""
+    key = (slots, spin_us)
+    gate = _GATES.get(key)
     if gate is None:
         with _GATES_LOCK:
-            gate = _GATES.setdefault(slots, AdmissionGate(slots))
+            gate = _GATES.get(key)
+            if gate is None:
+                gate = _GATES[key] = AdmissionGate(slots, turn=serving_turn(spin_us))
     return gate

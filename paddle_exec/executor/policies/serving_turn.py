@@ -1,0 +1,78 @@
+"""The serving turn: admitted serving threads take the GIL in turns, spinning without it, instead of sleeping on it.
+
+    word = serving_turn(50.0)      # the process's turn word, its budget 50 us (None: unsupported or off)
+    # a gated lane's bound segment (codegen.py `turn`) starts with turn_end(word) and ends with turn_take(word)
+    release(word)                  # from Python, before a thread blocks elsewhere (the gate's wait)
+
+Why. A serving request (the serving lane, lanes.py) is ~1.5-4 us of Python under the GIL, then its compiled segment
+with the GIL released (~5 us for speed_check's tower). Two admitted threads (policies/admission.py) alternate: when
+one's segment ends while the other runs its Python part, CPython's GIL makes it sleep on a futex, and the holder
+wakes it when it next releases the GIL. On this machine (a 2-vCPU VM: a wake crosses the hypervisor) the wake
+takes longer than the holder's whole segment, so the holder has taken the GIL back before the sleeper runs: the
+sleeper sleeps again, and is let in only by the switch interval. Measured on speed_check's tower from two threads:
+one core busy, 0.02-0.17 voluntary context switches a request, 2 threads answering x0.7-1.3 of one thread's
+requests while bare numba threads gained x1.4-1.8.
+
+The turn. One process-wide word says which serving thread is in its Python part: a thread claims it as its segment
+ends (turn_take, still without the GIL) and gives it up as its next segment starts (turn_end, the GIL already
+released). A thread whose segment ends while another holds the turn spins (pause) until the turn is free, so its
+reacquire of the GIL finds the GIL free and nobody sleeps: the threads' Python parts run one after the other while
+their segments overlap. The spin is bounded: after `budget` microseconds on one owner (asleep, descheduled by the
+host, blocked in the gate, or running a long Python part of its own) the thread claims the turn anyway and takes
+the GIL the usual way. Correctness never depends on the word: a wrong claim costs one GIL hand-over as before.
+
+Measured (speed_check's tower, 14 paired rounds of 0.5 s windows in one process, the lane with the turn against the
+same lane without): 2 threads gained x1.70 against x1.17 (the turn's gain over the plain lane's: median x1.44 per
+round), 8 threads x1.33 against x0.93 (x1.32); bare numba threads x1.62 and x1.15 in the same rounds. The price: a
+waiting thread burns its core for up to the budget, and when the host runs both vCPUs on one CPU (some windows on
+this machine) the spin takes time from the thread it waits for; PADDLE_EXEC_SERVING_SPIN=off turns the turn off.
+
+Rules. Only gated lanes (admission.py) whose segment binds its parameters (bound.py) take turns; threads that do not
+take part are never waited for longer than the budget. The word is process-wide (the GIL is); the budget is the
+last one set (executor/config.py: PADDLE_EXEC_SERVING_SPIN, microseconds, default 50). x86-64 only
+(kernels/segment/turn.py), and only while kernels release the GIL (PADDLE_EXEC_KERNEL_GIL=hold would spin with it).
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from ...kernels.jit import release_gil
+from ...kernels.segment.turn import SUPPORTED, ticks, turn_end
+
+__all__ = ['serving_turn', 'release', 'ticks_per_us']
+
+_WORD = np.zeros(2, np.int64)           # [owner, budget ticks] (kernels/segment/turn.py)
+_RATE: list = []                        # the time-stamp counter's ticks per microsecond, measured once
+_LOCK = threading.Lock()
+
+
+def ticks_per_us() -> float:
+    """The time-stamp counter's rate, measured once against time.perf_counter over ~2 ms."""
+    if not _RATE:
+        with _LOCK:
+            if not _RATE:
+                ticks()                                 # compiled (or loaded) before the measurement
+                t0, c0 = time.perf_counter(), ticks()
+                while time.perf_counter() - t0 < 0.002:
+                    pass
+                t1, c1 = time.perf_counter(), ticks()
+                _RATE.append(max(1.0, (c1 - c0) / ((t1 - t0) * 1e6)))
+    return _RATE[0]
+
+
+def serving_turn(budget_us: float | None) -> int | None:
+    """The process's turn word (its address), its budget set to `budget_us`; None when the turn is off (None), the
+    platform has no time-stamp counter support, or kernels hold the GIL."""
+    if budget_us is None or not SUPPORTED or not release_gil():
+        return None
+    _WORD[1] = int(budget_us * ticks_per_us())
+    return _WORD.ctypes.data
+
+
+def release(word: int | None) -> None:
+    """Gives up the calling thread's turn, if it holds it (before it blocks outside a segment)."""
+    if word is not None:
+        turn_end(word)
