@@ -1,6 +1,6 @@
 """The serving turn: admitted serving threads take the GIL in turns, spinning without it, instead of sleeping on it.
 
-    word = serving_turn(50.0)      # the process's turn word, its budget 50 us (None: unsupported or off)
+    word = serving_turn(10.0)      # the process's turn word, its budget 10 us (None: unsupported or off)
     # a gated lane's bound segment (codegen.py `turn`) starts with turn_end(word) and ends with turn_take(word)
     release(word)                  # from Python, before a thread blocks elsewhere (the gate's wait)
 
@@ -21,15 +21,16 @@ their segments overlap. The spin is bounded: after `budget` microseconds on one 
 host, blocked in the gate, or running a long Python part of its own) the thread claims the turn anyway and takes
 the GIL the usual way. Correctness never depends on the word: a wrong claim costs one GIL hand-over as before.
 
-Measured (speed_check's tower, 14 paired rounds of 0.5 s windows in one process, the lane with the turn against the
-same lane without): 2 threads gained x1.70 against x1.17 (the turn's gain over the plain lane's: median x1.44 per
-round), 8 threads x1.33 against x0.93 (x1.32); bare numba threads x1.62 and x1.15 in the same rounds. The price: a
-waiting thread burns its core for up to the budget, and when the host runs both vCPUs on one CPU (some windows on
-this machine) the spin takes time from the thread it waits for; PADDLE_EXEC_SERVING_SPIN=off turns the turn off.
+Measured (speed_check's tower in one process, inline PEs built with each budget and bare numba threads, paired
+rounds of 0.5 s windows; the gain of N threads over one as a share of bare numba's gain in the same round, medians
+of 10 and 8 rounds): 2 threads 0.76 without turns, 0.98 with the default 10 us (1.04 at 3 us, 0.93 at 30 us);
+8 threads 0.79 without, 1.01 with (1.08, 0.99). The price: a waiting thread burns its core for up to the budget,
+and when the host runs both vCPUs on one CPU (some windows on this machine) the spin takes time from the thread it
+waits for; PADDLE_EXEC_SERVING_SPIN=off turns the turns off.
 
 Rules. Only gated lanes (admission.py) whose segment binds its parameters (bound.py) take turns; threads that do not
 take part are never waited for longer than the budget. The word is process-wide (the GIL is); the budget is the
-last one set (executor/config.py: PADDLE_EXEC_SERVING_SPIN, microseconds, default 50). x86-64 only
+last one set (executor/config.py: PADDLE_EXEC_SERVING_SPIN, microseconds, default 10). x86-64 only
 (kernels/segment/turn.py), and only while kernels release the GIL (PADDLE_EXEC_KERNEL_GIL=hold would spin with it).
 """
 from __future__ import annotations
@@ -69,6 +70,7 @@ def serving_turn(budget_us: float | None) -> int | None:
     if budget_us is None or not SUPPORTED or not release_gil():
         return None
     _WORD[1] = int(budget_us * ticks_per_us())
+    turn_end(_WORD.ctypes.data)         # compiled (or loaded) now, not in the first thread that waits at the gate
     return _WORD.ctypes.data
 
 
