@@ -7,16 +7,12 @@ from __future__ import annotations
 import threading
 import time
 
-import numpy as np
 import pytest
 
-import paddle_exec.fluid as fluid
-from paddle_exec.executor import bound as binding
 from paddle_exec.executor import lanes as lanes_module
 from paddle_exec.executor.config import SERVING_SPIN_US, usable_cores
 from paddle_exec.executor.policies import admission
 from paddle_exec.executor.policies.admission import AdmissionGate, clock, serving_gate
-from paddle_exec.framework import unique_name
 
 QUANTUM = 0.02          # long enough that a busy test machine does not end a quantum between two lines
 
@@ -183,37 +179,8 @@ def test_a_malformed_slot_count_is_an_error_naming_the_variable(config_with, raw
 
 # --- the lanes that pass it ---------------------------------------------------------------------------------------
 
-def _served(monkeypatch, policy: str, slots: str = '5'):
-    """A warmed-up ParallelExecutor of one compiled segment under `policy`, and its run(); the gate of `slots`
-    places (a count no other test uses, so its holders are this test's)."""
-    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
-    monkeypatch.setenv('CPU_NUM', '1')
-    monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', slots)
-    monkeypatch.setattr(binding, 'BIND_AFTER', 0)
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), unique_name.guard():
-        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
-        y = fluid.layers.fc(x, 2, act='relu')
-    scope = fluid.Scope()
-    fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
-    es = fluid.ExecutionStrategy()
-    es.executor_policy = policy
-    pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope, exec_strategy=es)
-    feed = {'x': np.ones((4, 3), np.float32)}
-    w = np.asarray(scope.find_var('fc_0.w_0').get_tensor())
-    b = np.asarray(scope.find_var('fc_0.b_0').get_tensor())
-    want = np.maximum(feed['x'] @ w + b, 0)
-
-    def run():
-        got = pe.run(feed=feed, fetch_list=[y.name])[0]
-        np.testing.assert_allclose(got, want, rtol=1e-6)
-    for _ in range(4):
-        run()
-    return pe, run
-
-
-def test_an_inline_serving_lane_passes_the_gate(monkeypatch):
-    pe, run = _served(monkeypatch, 'USE_INLINE_EXECUTOR', '5')
+def test_an_inline_serving_lane_passes_the_gate(served_fc):
+    pe, run = served_fc('USE_INLINE_EXECUTOR', '5')
     gate = serving_gate(5, SERVING_SPIN_US)          # the runner's: 5 places, turns with the default budget
     lane = next(iter(pe._compiled_program._executor.lanes.values()))
     assert 'GATE.enter' in lane.__code__.co_names or 'GATE' in lane.__code__.co_freevars
@@ -227,11 +194,11 @@ def test_an_inline_serving_lane_passes_the_gate(monkeypatch):
     pe.close()
 
 
-def test_other_policies_and_a_gate_turned_off_do_not_pass_it(monkeypatch):
+def test_other_policies_and_a_gate_turned_off_do_not_pass_it(monkeypatch, served_fc):
     calls = []
     monkeypatch.setattr(admission.AdmissionGate, 'enter', lambda self, t: calls.append(t))
     for policy, slots in (('USE_NORMAL_EXECUTOR', '6'), ('USE_INLINE_EXECUTOR', 'off')):
-        pe, run = _served(monkeypatch, policy, slots)
+        pe, run = served_fc(policy, slots)
         thread, _ = in_thread(run)
         thread.join(30)
         lane = next(iter(pe._compiled_program._executor.lanes.values()))

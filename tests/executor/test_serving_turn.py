@@ -9,13 +9,10 @@ import threading
 import numpy as np
 import pytest
 
-import paddle_exec.fluid as fluid
-from paddle_exec.executor import bound as binding
 from paddle_exec.executor.codegen import segment_source
 from paddle_exec.executor.config import SERVING_SPIN_US
 from paddle_exec.executor.policies import serving_turn
 from paddle_exec.executor.policies.admission import AdmissionGate, clock
-from paddle_exec.framework import unique_name
 from paddle_exec.kernels.segment import blas
 from paddle_exec.kernels.segment.turn import SUPPORTED, turn_take
 
@@ -85,38 +82,14 @@ def test_a_thread_gives_its_turn_up_before_it_waits_at_the_gate():
 
 # --- the lane ---------------------------------------------------------------------------------------------------------
 
-def _served(monkeypatch, spin: str | None):
-    monkeypatch.setenv('PADDLE_EXEC_COMPILE', 'sync')
-    monkeypatch.setenv('CPU_NUM', '1')
-    monkeypatch.setenv('PADDLE_EXEC_SERVING_SLOTS', '7')         # a gate no other test uses
-    if spin is None:
-        monkeypatch.delenv('PADDLE_EXEC_SERVING_SPIN', raising=False)
-    else:
-        monkeypatch.setenv('PADDLE_EXEC_SERVING_SPIN', spin)
-    monkeypatch.setattr(binding, 'BIND_AFTER', 0)
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), unique_name.guard():
-        x = fluid.layers.data(name='x', shape=[3], dtype='float32')
-        y = fluid.layers.fc(x, 2, act='relu')
-    scope = fluid.Scope()
-    fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
-    es = fluid.ExecutionStrategy()
-    es.executor_policy = 'USE_INLINE_EXECUTOR'
-    pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope, exec_strategy=es)
-    feed = {'x': np.arange(12, dtype=np.float32).reshape(4, 3) / 10}
-    w = np.asarray(scope.find_var('fc_0.w_0').get_tensor())
-    b = np.asarray(scope.find_var('fc_0.b_0').get_tensor())
-    want = np.maximum(feed['x'] @ w + b, 0)
-    for _ in range(6):
-        got = pe.run(feed=feed, fetch_list=[y.name])[0]
-        np.testing.assert_allclose(got, want, rtol=1e-6)
-    lane = next(iter(pe._compiled_program._executor.lanes.values()))
-    return pe, lane.binder
+def _binder(pe):
+    return next(iter(pe._compiled_program._executor.lanes.values())).binder
 
 
 @needs_turns
-def test_a_gated_serving_lane_takes_turns_with_the_process_word(monkeypatch):
-    pe, binder = _served(monkeypatch, None)
+def test_a_gated_serving_lane_takes_turns_with_the_process_word(served_fc):
+    pe, _ = served_fc('USE_INLINE_EXECUTOR', '7', PADDLE_EXEC_SERVING_SPIN=None)
+    binder = _binder(pe)
     state = binder.state[0]
     assert binder.turn is not None and state[1] is not None
     assert state[2][-1] == binder.turn                        # the table's last entry: the word
@@ -128,8 +101,9 @@ def test_a_gated_serving_lane_takes_turns_with_the_process_word(monkeypatch):
     pe.close()
 
 
-def test_turns_off_leave_the_code_as_it_was(monkeypatch):
-    pe, binder = _served(monkeypatch, 'off')
+def test_turns_off_leave_the_code_as_it_was(served_fc):
+    pe, _ = served_fc('USE_INLINE_EXECUTOR', '7', PADDLE_EXEC_SERVING_SPIN='off')
+    binder = _binder(pe)
     assert binder.turn is None and binder.state[0][1] is not None
     assert 'turn_' not in next(iter(binder._codes.values())).source
     pe.close()
