@@ -16,7 +16,7 @@ from paddle_exec.executor.policies.admission import AdmissionGate, clock
 from paddle_exec.kernels.segment import blas
 from paddle_exec.kernels.segment.turn import SUPPORTED, turn_take
 
-needs_turns = pytest.mark.skipif(not SUPPORTED, reason='the serving turn needs x86-64')
+needs_turns = pytest.mark.skipif(not SUPPORTED, reason='the serving turn runs on Linux x86-64 only')
 
 
 def _word_at(address: int) -> np.ndarray:
@@ -55,6 +55,14 @@ def test_the_word_carries_the_budget_in_ticks():
         assert serving_turn.serving_turn(None) is None
     finally:
         serving_turn.serving_turn(SERVING_SPIN_US)       # the process's word: back to the budget the gates set
+
+
+def test_no_turns_without_a_gil_or_with_kernels_holding_it(monkeypatch):
+    monkeypatch.setattr(serving_turn.sys, '_is_gil_enabled', lambda: False, raising=False)
+    assert serving_turn.serving_turn(SERVING_SPIN_US) is None          # a free-threaded Python
+    monkeypatch.setattr(serving_turn.sys, '_is_gil_enabled', lambda: True, raising=False)
+    monkeypatch.setattr(serving_turn, 'release_gil', lambda: False)
+    assert serving_turn.serving_turn(SERVING_SPIN_US) is None          # PADDLE_EXEC_KERNEL_GIL=hold
 
 
 @needs_turns

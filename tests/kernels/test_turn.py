@@ -11,7 +11,7 @@ import pytest
 from paddle_exec.executor.policies.serving_turn import ticks_per_us
 from paddle_exec.kernels.segment.turn import SUPPORTED, ticks, turn_end, turn_take
 
-pytestmark = pytest.mark.skipif(not SUPPORTED, reason='the serving turn needs x86-64 (time-stamp counter, pause)')
+pytestmark = pytest.mark.skipif(not SUPPORTED, reason='the serving turn runs on Linux x86-64 only')
 
 
 def _word(budget_s: float) -> np.ndarray:

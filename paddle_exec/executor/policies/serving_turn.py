@@ -30,11 +30,13 @@ waits for; PADDLE_EXEC_SERVING_SPIN=off turns the turns off.
 
 Rules. Only gated lanes (admission.py) whose segment binds its parameters (bound.py) take turns; threads that do not
 take part are never waited for longer than the budget. The word is process-wide (the GIL is); the budget is the
-last one set (executor/config.py: PADDLE_EXEC_SERVING_SPIN, microseconds, default 10). x86-64 only
-(kernels/segment/turn.py), and only while kernels release the GIL (PADDLE_EXEC_KERNEL_GIL=hold would spin with it).
+last one set (executor/config.py: PADDLE_EXEC_SERVING_SPIN, microseconds, default 10). Linux on x86-64 only
+(kernels/segment/turn.py), only while kernels release the GIL (PADDLE_EXEC_KERNEL_GIL=hold would spin with it),
+and only with a GIL (a free-threaded Python has none to take turns for).
 """
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -64,10 +66,16 @@ def ticks_per_us() -> float:
     return _RATE[0]
 
 
+def _gil_enabled() -> bool:
+    check = getattr(sys, '_is_gil_enabled', None)        # Python 3.13+; a GIL always before
+    return True if check is None else bool(check())
+
+
 def serving_turn(budget_us: float | None) -> int | None:
     """The process's turn word (its address), its budget set to `budget_us`; None when the turn is off (None), the
-    platform has no time-stamp counter support, or kernels hold the GIL."""
-    if budget_us is None or not SUPPORTED or not release_gil():
+    platform is not one the turn runs on (kernels/segment/turn.py), kernels hold the GIL, or there is no GIL (a
+    free-threaded Python)."""
+    if budget_us is None or not SUPPORTED or not release_gil() or not _gil_enabled():
         return None
     _WORD[1] = int(budget_us * ticks_per_us())
     turn_end(_WORD.ctypes.data)         # compiled (or loaded) now, not in the first thread that waits at the gate

@@ -8,12 +8,13 @@ serving_turn.py).
 the end of its segment and the start of its next one (0: none); `budget` the time-stamp-counter ticks a thread spins
 on one owner before it claims the turn anyway (the owner is asleep, descheduled, or running a long Python part).
 Nothing here waits for more than the budget and nothing depends on the word for correctness: a claim that comes
-too early or a release that misses only costs a GIL hand-over the usual way. x86-64 only (the time-stamp counter
-and `pause`): SUPPORTED says whether the platform has them.
+too early or a release that misses only costs a GIL hand-over the usual way. Linux on x86-64 only (the thread's
+address at %fs:0, the time-stamp counter, `pause`): SUPPORTED says whether the platform is one.
 """
 from __future__ import annotations
 
 import platform
+import sys
 
 import llvmlite.ir as ir
 import numba
@@ -23,7 +24,7 @@ from numba.extending import intrinsic
 
 __all__ = ['turn_end', 'turn_take', 'ticks', 'SUPPORTED']
 
-SUPPORTED = platform.machine().lower() in ('x86_64', 'amd64')
+SUPPORTED = sys.platform.startswith('linux') and platform.machine().lower() in ('x86_64', 'amd64')
 _I64 = ir.IntType(64)
 
 
@@ -53,11 +54,11 @@ def _swap_if(typingctx, address, old, new):
 
 @intrinsic
 def _thread(typingctx):
-    """The calling thread's thread pointer: one value per live thread."""
+    """The calling thread's own address, the word at %fs:0 (glibc and musl keep it there: pthread_self()): one
+    value per live thread. Read through LLVM's address space 257 (x86's fs segment), which every LLVM numba uses
+    lowers; llvm.thread.pointer aborts the process in LLVM before 17 on x86, and numba has no inline-asm parser."""
     def codegen(context, builder, signature, args):
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(8).as_pointer(), []),
-                                            'llvm.thread.pointer')
-        return builder.ptrtoint(builder.call(fn, []), _I64)
+        return builder.load(ir.Constant(_I64.as_pointer(addrspace=257), None))
     return types.int64(), codegen
 
 
