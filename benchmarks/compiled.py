@@ -13,7 +13,9 @@ a row meets its goal when ratio <= goal):
                       (inline 0.5 us/op, native 1 us/op), goal ratio <= 1
     serving scaling   requests/s of 2 and 8 threads on one inline ParallelExecutor of the 7-layer tower (batch 8)
                       over 1 thread, against bare nogil numba threads doing the same arithmetic; ratio = bare
-                      scaling / executor scaling, goal <= 1 / 0.8
+                      scaling / executor scaling, goal <= 1 / 0.8. Then the same executor built with serving turns
+                      off (PADDLE_EXEC_SERVING_SPIN=off, policies/serving_turn.py) in the same rounds: ratio = its
+                      scaling with turns / without (no goal)
     serving layers    serving_layers.py: the request layer by layer (bare numba, the generated function, the
                       lane, PE.run): GIL-held and total us per request, requests/s at 1, 2 and 8 threads (no goal)
     cold start        the first MLP training step in a fresh interpreter with an empty numba cache (and then a
@@ -58,6 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHAIN_SHORT, CHAIN_LONG = 50, 400
 INLINE_BUDGET_US, NATIVE_BUDGET_US = 0.5, 1.0
 SCALING_SHARE = 0.8
+SPIN_ENV_VAR = 'PADDLE_EXEC_SERVING_SPIN'       # executor/config.py: the serving turns' budget, or off
 COLD_BUDGET_S, WARM_BUDGET_S = 1.5, 0.3
 PADDLE_GOALS = {'fc': 1 / 20, 'mlp': 1 / 2, 'deepfm': 1 / 4}
 FUSION_MODELS = ('mlp', 'deepfm')       # models with several dense optimizer updates to fuse
@@ -190,32 +193,54 @@ def bare_tower_call():
     return call
 
 
-def scaling_rows(opts: BenchOptions) -> Iterable[Row]:
+def _tower_call(spin: str | None):
+    """One request on a warmed-up inline ParallelExecutor of the tower built with PADDLE_EXEC_SERVING_SPIN=`spin`
+    (None: the default)."""
     fluid = _fluid()
     os.environ.setdefault('CPU_NUM', '1')
-    main, scope, out = tower()
-    pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope,
-                                exec_strategy=_strategy('USE_INLINE_EXECUTOR'))
+    saved = os.environ.pop(SPIN_ENV_VAR, None)
+    if spin is not None:
+        os.environ[SPIN_ENV_VAR] = spin
+    try:
+        main, scope, out = tower()
+        pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope,
+                                    exec_strategy=_strategy('USE_INLINE_EXECUTOR'))
+    finally:
+        os.environ.pop(SPIN_ENV_VAR, None)
+        if saved is not None:
+            os.environ[SPIN_ENV_VAR] = saved
     feed = {'x': np.random.RandomState(0).rand(8, 32).astype('float32')}
     call = lambda: pe.run(feed=feed, fetch_list=[out.name])
     for _ in range(WARM_RUNS):
         call()
+    return call
+
+
+def scaling_rows(opts: BenchOptions) -> Iterable[Row]:
+    """Serving from 2 and 8 threads, each side's gain over one thread: the executor against bare numba threads (the
+    goal), and the executor with serving turns off (policies/serving_turn.py) against it, in the same rounds."""
+    sides = {'e': _tower_call(None), 'o': _tower_call('off')}
     _wait_for_compiles()
-    bare = bare_tower_call()
+    for call in sides.values():
+        for _ in range(WARM_RUNS):
+            call()
+    sides['b'] = bare_tower_call()
     seconds = 0.2 if opts.quick else 1.0
     counts = (1, 2) if opts.quick else (1, 2, 8)
-    serve(call, 1, seconds / 2)
-    got = {(side, n): [] for side in ('e', 'b') for n in counts}
+    serve(sides['e'], 1, seconds / 2)
+    got = {(side, n): [] for side in sides for n in counts}
     for _ in range(1 if opts.quick else 3):
         for n in counts:
-            got[('e', n)].append(serve(call, n, seconds))
-            got[('b', n)].append(serve(bare, n, seconds))
+            for side, call in sides.items():
+                got[(side, n)].append(serve(call, n, seconds))
     m = {k: statistics.median(v) for k, v in got.items()}
     for n in counts[1:]:
-        ex, bx = m[('e', n)] / m[('e', 1)], m[('b', n)] / m[('b', 1)]
+        ex, ox, bx = (m[(side, n)] / m[(side, 1)] for side in 'eob')
         yield Row('compiled', 'serving %d threads' % n, 'executor x', 'bare numba x', ex, bx, 'x', bx / ex,
                   1 / SCALING_SHARE, extra={'executor_1_thread_req_s': m[('e', 1)],
                                             'bare_1_thread_req_s': m[('b', 1)]})
+        yield Row('compiled', 'serving %d thr, no turns' % n, 'turns off x', 'turns on x', ox, ex, 'x', ex / ox,
+                  extra={'turns_off_1_thread_req_s': m[('o', 1)]})
 
 
 # --- compiled: cold start -------------------------------------------------------------------------------------------
