@@ -35,7 +35,6 @@ Rows:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import json
 import os
@@ -50,7 +49,7 @@ from typing import Callable, Iterable
 import numba
 import numpy as np
 
-from .runner import ROOT, BenchOptions, Row, bench_group, cycling, report_rows, settle
+from .runner import ROOT, BenchOptions, Row, bench_group, cycling, environment, report_rows, settle
 
 GROUP = 'parallel'
 FEED_POOL = 4                 # pre-drawn batches cycled through by every side: data generation is not timed
@@ -102,18 +101,9 @@ def median_ratio(subject: list, baseline: list) -> float:
     return statistics.median(s / b for s, b in zip(subject, baseline))
 
 
-@contextlib.contextmanager
 def cpu_num(n: int):
     """CPU_NUM=n while a ParallelExecutor is made (it reads the number of places once, at construction)."""
-    saved = os.environ.get('CPU_NUM')
-    os.environ['CPU_NUM'] = str(n)
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop('CPU_NUM', None)
-        else:
-            os.environ['CPU_NUM'] = saved
+    return environment('CPU_NUM', str(n))
 
 
 # --- the shared models under the Executor and the ParallelExecutor --------------------------------------------

@@ -53,7 +53,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .runner import ROOT, BenchOptions, Row, bench_group, report_rows
+from .runner import ROOT, BenchOptions, Row, bench_group, environment, report_rows
 from .serving_layers import layer_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -198,17 +198,10 @@ def _tower_call(spin: str | None):
     (None: the default)."""
     fluid = _fluid()
     os.environ.setdefault('CPU_NUM', '1')
-    saved = os.environ.pop(SPIN_ENV_VAR, None)
-    if spin is not None:
-        os.environ[SPIN_ENV_VAR] = spin
-    try:
+    with environment(SPIN_ENV_VAR, spin):
         main, scope, out = tower()
         pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, scope=scope,
                                     exec_strategy=_strategy('USE_INLINE_EXECUTOR'))
-    finally:
-        os.environ.pop(SPIN_ENV_VAR, None)
-        if saved is not None:
-            os.environ[SPIN_ENV_VAR] = saved
     feed = {'x': np.random.RandomState(0).rand(8, 32).astype('float32')}
     call = lambda: pe.run(feed=feed, fetch_list=[out.name])
     for _ in range(WARM_RUNS):

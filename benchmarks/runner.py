@@ -30,6 +30,7 @@ and `rounds` (subprocess runs, compiles) takes a shorter path that still yields 
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import json
@@ -45,6 +46,24 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@contextlib.contextmanager
+def environment(name: str, value: str | None):
+    """The environment variable `name` set to `value` (None: unset) inside the block, as it was after it: an executor
+    reads its variables once, when it is made."""
+    saved = os.environ.get(name)
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
 
 
 # --- rows and groups ----------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Serving admission: at most as many inline requests compute at once as the process has cores, and a caller keeps
 its place for a quantum of consecutive requests.
 
-    gate = serving_gate(slots)              # process-wide, one per slot count (config: PADDLE_EXEC_SERVING_SLOTS)
+    gate = serving_gate(slots, spin_us)     # process-wide, one per (slots, spin): PADDLE_EXEC_SERVING_SLOTS / _SPIN
     ticket = gate.local.ticket              # a direct inline lane, each request (lanes.py), no lock:
     if ticket.until <= clock():             #   this thread holds a place until `until`
         ticket = gate.enter(ticket)         #   else it asks again (and may wait)
@@ -110,7 +110,7 @@ class AdmissionGate:
                 if not self.waiters:
                     ticket.until = now + self.quantum
                     return ticket
-                self._hand_over(ticket, now)
+                self._release(ticket, now)          # someone waits: the oldest one gets the place
             elif len(self.holders) < self.slots and not self.waiters:
                 ticket = self._grant(now)
                 self.local.ticket = ticket
@@ -132,8 +132,7 @@ class AdmissionGate:
             if waiter.ticket is None:
                 self.waiters.remove(waiter)
             elif waiter.ticket.held:
-                self._free(waiter.ticket)
-                self._fill(clock())
+                self._release(waiter.ticket, clock())
 
     def _reclaim(self, now: float) -> None:
         """The places whose holders let a whole quantum pass after their end without asking are freed, then every
@@ -160,8 +159,8 @@ class AdmissionGate:
         self.holders.append(ticket)
         return ticket
 
-    def _hand_over(self, ticket: Ticket, now: float) -> None:
-        """`ticket`'s place to the oldest waiter (the gate's lock held, someone waits)."""
+    def _release(self, ticket: Ticket, now: float) -> None:
+        """`ticket`'s place to the oldest waiter, or free when nobody waits (the gate's lock held)."""
         self._free(ticket)
         self._fill(now)
 

@@ -19,7 +19,8 @@ Many threads may call run() at once; numba kernels release the GIL, so callers r
 this policy holds the GIL switch interval at 0.5 ms while it lives (policies/switch_interval.py, taken by its
 runner): with more callers than cores, CPython's 5 ms made waiting callers sit out whole intervals. Its serving
 lanes (requests that are one compiled segment, lanes.py) pass the admission gate first (policies/admission.py): at
-most one request per core computes at once, and the callers beyond the cores sleep on the gate, not on the GIL.
+most one request per core computes at once, and the callers beyond the cores sleep on the gate, not on the GIL;
+the admitted ones take the GIL in turns (policies/serving_turn.py).
 
 Failures: the first exception stops the run and is raised with the op and its variables named
 (policies/base.py op_failure).

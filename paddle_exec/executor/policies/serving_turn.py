@@ -36,8 +36,8 @@ and only with a GIL (a free-threaded Python has none to take turns for).
 """
 from __future__ import annotations
 
+import functools
 import sys
-import threading
 import time
 
 import numpy as np
@@ -48,22 +48,17 @@ from ...kernels.segment.turn import SUPPORTED, ticks, turn_end
 __all__ = ['serving_turn', 'release', 'ticks_per_us']
 
 _WORD = np.zeros(2, np.int64)           # [owner, budget ticks] (kernels/segment/turn.py)
-_RATE: list = []                        # the time-stamp counter's ticks per microsecond, measured once
-_LOCK = threading.Lock()
 
 
+@functools.lru_cache(maxsize=1)
 def ticks_per_us() -> float:
     """The time-stamp counter's rate, measured once against time.perf_counter over ~2 ms."""
-    if not _RATE:
-        with _LOCK:
-            if not _RATE:
-                ticks()                                 # compiled (or loaded) before the measurement
-                t0, c0 = time.perf_counter(), ticks()
-                while time.perf_counter() - t0 < 0.002:
-                    pass
-                t1, c1 = time.perf_counter(), ticks()
-                _RATE.append(max(1.0, (c1 - c0) / ((t1 - t0) * 1e6)))
-    return _RATE[0]
+    ticks()                                 # compiled (or loaded) before the measurement
+    t0, c0 = time.perf_counter(), ticks()
+    while time.perf_counter() - t0 < 0.002:
+        pass
+    t1, c1 = time.perf_counter(), ticks()
+    return max(1.0, (c1 - c0) / ((t1 - t0) * 1e6))
 
 
 def _gil_enabled() -> bool:

@@ -96,6 +96,7 @@ def turn_end(word):
 @numba.njit(nogil=True, cache=True)
 def turn_take(word):
     me = _thread()
+    budget = _load(word, 1)
     seen = 0
     since = 0
     while True:
@@ -108,7 +109,7 @@ def turn_take(word):
         if owner != seen:               # a new owner: its Python part starts counting now
             seen = owner
             since = now
-        elif now - since > _load(word, 1):
+        elif now - since > budget:
             if _swap_if(word, owner, me):
                 return
             continue
